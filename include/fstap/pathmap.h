@@ -1,0 +1,37 @@
+/*
+ * pathmap.h: resolves the objects of a trace to paths. Fed every record in
+ * trace order, it learns names from the initial state (state_dentry) and
+ * from lookup, create, mkdir, mknod, symlink, link and rename; unlink and
+ * rmdir remove a name (the object keeps its last path, as an open but
+ * unlinked file does). Memory grows with the number of objects named, not
+ * with the number of records. Shared by export, replay and analysis.
+ */
+#ifndef FSTAP_PATHMAP_H
+#define FSTAP_PATHMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fstap/trace.h"
+
+struct fstap_pathmap;
+
+int fstap_pathmap_new(struct fstap_pathmap **out);
+void fstap_pathmap_free(struct fstap_pathmap *pm);
+
+/*
+ * Writes the path of obj ("/" is the root, "/a/b" below it) to buf,
+ * NUL-terminated. An object whose name is not known comes out as
+ * "<obj:N>" (or "<obj:N>/b" below it). Returns the length, or -ENAMETOOLONG
+ * if cap is too small (or the parents form a loop: a hostile trace).
+ */
+int fstap_pathmap_path(const struct fstap_pathmap *pm, uint64_t obj, char *buf, size_t cap);
+/* The same for the entry name of directory dir. */
+int fstap_pathmap_entry_path(const struct fstap_pathmap *pm, uint64_t dir,
+			     struct fstap_bytes name, char *buf, size_t cap);
+/* The object named name in dir, or 0 if not known. */
+uint64_t fstap_pathmap_lookup(const struct fstap_pathmap *pm, uint64_t dir, struct fstap_bytes name);
+/* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
+int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
+
+#endif

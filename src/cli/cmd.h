@@ -1,0 +1,28 @@
+/*
+ * cmd.h: the fstap subcommands.
+ *
+ * Adding a subcommand: write `int cmd_NAME(int argc, char **argv)` in
+ * src/cli/cmd-NAME.c (argv[0] is the command name; parse with getopt_long,
+ * answer --help with the usage on stdout and exit 0, a usage error with a
+ * one-line message and return 2), declare it here, add a row to commands[]
+ * in src/cli/fstap.c and the file to src/cli/local.mk. Return 0 on success,
+ * 1 on failure, 2 on a usage error; never exit() from a command except
+ * through fstap_die().
+ */
+#ifndef FSTAP_CMD_H
+#define FSTAP_CMD_H
+
+#include <stdio.h>
+
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Shared helpers for the commands (src/cli/fstap.c). */
+
+/* Prints "fstap: error: MSG" plus "usage: ..." hint and returns 2. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parses sizes like 4096, 64k, 1M, 2G (powers of 1024). 0 or -EINVAL. */
+int cmd_parse_size(const char *s, unsigned long long *out);
+
+#endif

@@ -1,0 +1,24 @@
+# libfstap: the trace format, its reader and writer, JSON Lines, path
+# resolution, logging and the crash handler. Every other part links it.
+noinst_LIBRARIES += libfstap.a
+libfstap_a_SOURCES = \
+	include/fstap/ops.h \
+	include/fstap/trace.h \
+	include/fstap/jsonl.h \
+	include/fstap/pathmap.h \
+	include/fstap/log.h \
+	include/fstap/crash.h \
+	src/lib/codec_i.h \
+	src/lib/crc32c.c \
+	src/lib/ops.c \
+	src/lib/chunk_encode.c \
+	src/lib/chunk_decode.c \
+	src/lib/trace_writer.c \
+	src/lib/trace_reader.c \
+	src/lib/jsonl_export.c \
+	src/lib/jsonl_import.c \
+	src/lib/pathmap.c \
+	src/lib/log.c \
+	src/lib/crash.c
+libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
+FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)
