@@ -107,12 +107,26 @@ static int finish_stdout(int ret)
 	return ret;
 }
 
+/* Lets the tests see the crash handler at work: FSTAP_TEST_CRASH=segv|abort. */
+static int *volatile fstap_test_null;
+
+static void __attribute__((noinline)) fstap_test_crash(const char *how)
+{
+	if (!strcmp(how, "abort"))
+		abort();
+	*fstap_test_null = 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
+	const char *crash;
 	int i;
 
 	fstap_crash_handler_install();
+	crash = getenv("FSTAP_TEST_CRASH");
+	if (crash && *crash)
+		fstap_test_crash(crash);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 

@@ -1,0 +1,7 @@
+# Integration tests: shell scripts that run the real binary (and, for the
+# recorder and replayer, mount for real). Each sources tests/integration/lib.sh.
+INTEGRATION_TESTS = \
+	tests/integration/t0000-cli-basics.sh \
+	tests/integration/t0100-trace-export-import.sh
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh

@@ -1,0 +1,31 @@
+# Unit tests: one check suite per module, linked against the libraries the
+# binary uses. CK_FORK=no runs them in-process (for gdb or valgrind).
+UNIT_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit
+UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+UNIT_LDADD = $(FSTAP_LIBS) $(CHECK_LIBS)
+UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
+
+UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
+	tests/unit/check_jsonl tests/unit/check_pathmap
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+tests_unit_check_trace_format_SOURCES = tests/unit/check_trace_format.c $(UNIT_FIXTURES)
+tests_unit_check_trace_format_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_trace_format_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_trace_format_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_trace_rw_SOURCES = tests/unit/check_trace_rw.c $(UNIT_FIXTURES)
+tests_unit_check_trace_rw_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_trace_rw_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_trace_rw_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_jsonl_SOURCES = tests/unit/check_jsonl.c $(UNIT_FIXTURES)
+tests_unit_check_jsonl_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_jsonl_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_jsonl_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_pathmap_SOURCES = tests/unit/check_pathmap.c $(UNIT_FIXTURES)
+tests_unit_check_pathmap_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_pathmap_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_pathmap_LDADD = $(UNIT_LDADD)

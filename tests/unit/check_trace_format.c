@@ -1,0 +1,241 @@
+/*
+ * check_trace_format.c: the record encoding: every record type round-trips
+ * through a chunk, varint and zigzag edges, CRC32C, name interning, a full
+ * chunk, and hostile payloads rejected without overruns.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "fstap/trace.h"
+#include "lib/codec_i.h"
+
+static struct fstap_chunk_enc enc;
+static uint8_t chunk[1 << 16];
+
+struct expect {
+	const struct fixture *fx;
+	unsigned n, seen;
+	const char *diff;
+};
+
+static int check_each(const struct fstap_rec *rec, void *arg)
+{
+	struct expect *e = arg;
+
+	if (e->seen >= e->n) {
+		e->diff = "extra record";
+		return 1;
+	}
+	e->diff = fixture_diff(&e->fx[e->seen].rec, rec);
+	e->seen++;
+	return e->diff != NULL;
+}
+
+START_TEST(test_trace_format_every_type_round_trips)
+{
+	static struct fixture fx[FSTAP_OP_NR * 3];
+	struct expect e = { fx, 0, 0, NULL };
+	unsigned op, s;
+	size_t len;
+	int ret;
+
+	fstap_chunk_enc_init(&enc, chunk, sizeof(chunk), 900);
+	for (s = 0; s < 3; s++)
+		for (op = 1; op < FSTAP_OP_NR; op++) {
+			if (!fstap_op_info(op))
+				continue;
+			fixture_fill(&fx[e.n], op, op * 3 + s);
+			ck_assert_int_eq(fstap_chunk_enc_add(&enc, &fx[e.n].rec), 0);
+			e.n++;
+		}
+	len = fstap_chunk_enc_finish(&enc, 0);
+	ck_assert_uint_eq(get_le32(chunk + 12), e.n);
+	ret = fstap_chunk_decode(chunk + FSTAP_CHUNK_HEADER_SIZE, len - FSTAP_CHUNK_HEADER_SIZE,
+				 900, check_each, &e);
+	ck_assert_msg(e.diff == NULL, "record %u (%s) differs in %s", e.seen - 1,
+		      fstap_op_info(fx[e.seen - 1].rec.op)->name, e.diff);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(e.seen, e.n);
+}
+END_TEST
+
+START_TEST(test_trace_format_every_type_has_name_and_is_found)
+{
+	unsigned op, known = 0;
+
+	for (op = 0; op < FSTAP_OP_NR; op++) {
+		const struct fstap_op_info *oi = fstap_op_info(op);
+
+		if (!oi)
+			continue;
+		known++;
+		ck_assert_uint_eq(fstap_op_by_name(oi->name), op);
+		ck_assert_uint_le(oi->nfields, FSTAP_OP_MAX_FIELDS);
+		ck_assert_int_eq(!!(oi->props & FSTAP_OPP_META), op >= FSTAP_OP_META_FIRST);
+	}
+	/* Every operation the BRIEF lists, plus forget and five metadata types. */
+	ck_assert_uint_eq(known, 33 + 5);
+	ck_assert_uint_eq(fstap_op_by_name("no-such-op"), FSTAP_OP_NONE);
+}
+END_TEST
+
+START_TEST(test_trace_format_varint_edges)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX,
+					 (1ull << 63) - 1, 1ull << 63, UINT64_MAX };
+	static const int64_t svals[] = { 0, 1, -1, 63, -64, INT64_MAX, INT64_MIN };
+	uint8_t buf[16];
+	unsigned i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		uint8_t *end = put_varint(buf, vals[i]);
+		struct cursor c = { buf, end, false };
+
+		ck_assert_uint_eq((size_t)(end - buf), varint_len(vals[i]));
+		ck_assert_uint_eq(get_varint(&c), vals[i]);
+		ck_assert(!c.bad && c.p == end);
+		/* Cut short, it is an error, not a read past the end. */
+		c = (struct cursor){ buf, end - 1, false };
+		get_varint(&c);
+		ck_assert(c.bad);
+	}
+	for (i = 0; i < sizeof(svals) / sizeof(svals[0]); i++)
+		ck_assert_int_eq(unzigzag(zigzag(svals[i])), svals[i]);
+	/* Eleven continuation bytes: overlong. */
+	memset(buf, 0xff, 11);
+	{
+		struct cursor c = { buf, buf + 11, false };
+
+		get_varint(&c);
+		ck_assert(c.bad);
+	}
+}
+END_TEST
+
+START_TEST(test_trace_format_crc32c_check_value)
+{
+	static const char data[] = "123456789";
+	uint32_t whole = fstap_crc32c(0, data, 9);
+
+	ck_assert_uint_eq(whole, 0xe3069283u);
+	/* Incremental equals whole. */
+	ck_assert_uint_eq(fstap_crc32c(fstap_crc32c(0, data, 4), data + 4, 5), whole);
+	ck_assert_uint_eq(fstap_crc32c(0, "", 0), 0);
+}
+END_TEST
+
+START_TEST(test_trace_format_names_are_interned)
+{
+	struct fstap_rec r = { .op = FSTAP_OP_SETXATTR, .tid = 1, .pid = 1, .obj = 5 };
+	size_t first, second;
+
+	r.name = (struct fstap_bytes){ (const uint8_t *)"user.DOSATTRIB", 14 };
+	fstap_chunk_enc_init(&enc, chunk, sizeof(chunk), 0);
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &r), 0);
+	first = enc.len;
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &r), 0);
+	second = enc.len - first;
+	/* op, len, hdr, dt, dur, obj, name ref, size, flags */
+	ck_assert_uint_le(second, 9);
+	ck_assert_uint_gt(first - FSTAP_CHUNK_HEADER_SIZE, 14);
+}
+END_TEST
+
+START_TEST(test_trace_format_full_chunk_is_unchanged)
+{
+	struct fixture f;
+	size_t before;
+	uint32_t n;
+
+	fstap_chunk_enc_init(&enc, chunk, 256, 0);
+	fixture_fill(&f, FSTAP_OP_READ, 1);
+	while (fstap_chunk_enc_add(&enc, &f.rec) == 0)
+		;
+	before = enc.len;
+	n = enc.nrec;
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &f.rec), -ENOSPC);
+	ck_assert_uint_eq(enc.len, before);
+	ck_assert_uint_eq(enc.nrec, n);
+	ck_assert_uint_le(enc.len, 256);
+}
+END_TEST
+
+START_TEST(test_trace_format_unknown_type_is_skipped)
+{
+	/* op 77 (unknown) with 3 body bytes, then a statfs record. */
+	struct fstap_rec r = { .op = FSTAP_OP_STATFS, .tid = 7, .pid = 7, .obj = 1 };
+	uint8_t payload[64] = { 77, 3, 1, 2, 3 };
+	struct fixture fx;
+	struct expect e = { &fx, 1, 0, NULL };
+
+	fstap_chunk_enc_init(&enc, chunk, sizeof(chunk), 0);
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &r), 0);
+	memcpy(payload + 5, chunk + FSTAP_CHUNK_HEADER_SIZE, enc.len - FSTAP_CHUNK_HEADER_SIZE);
+	fx.rec = r;
+	ck_assert_int_eq(fstap_chunk_decode(payload, 5 + enc.len - FSTAP_CHUNK_HEADER_SIZE, 0,
+					    check_each, &e), 0);
+	ck_assert_uint_eq(e.seen, 1);
+	ck_assert(e.diff == NULL);
+}
+END_TEST
+
+static int count_rec(const struct fstap_rec *rec, void *arg)
+{
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+START_TEST(test_trace_format_hostile_payloads_rejected)
+{
+	/* Each is a whole payload that must decode to an error, not a crash. */
+	static const struct { uint8_t b[16]; size_t n; } bad[] = {
+		{ { 1, 20 }, 2 },			/* length past the end */
+		{ { 1, 2, 0, 0 }, 4 },			/* lookup without thread */
+		{ { 1, 3, 1, 0, 0 }, 5 },		/* thread literal cut short */
+		{ { 1, 4, 1, 0, 0, 3 }, 6 },		/* reference to unknown thread */
+		{ { 1, 3, 0x80, 0, 0 }, 5 },		/* unknown header bits */
+		{ { 128, 2, 0xff, 0xff }, 4 },		/* varint runs past the record */
+		{ { 130, 3, 1, 0x0b, 0 }, 5 },		/* name reference to unknown name */
+		{ { 130, 3, 1, 0x40, 0 }, 5 },		/* name longer than the record */
+	};
+	unsigned i, n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = 0;
+		ck_assert_msg(fstap_chunk_decode(bad[i].b, bad[i].n, 0, count_rec, &n) == -EBADMSG,
+			      "hostile payload %u accepted", i);
+	}
+}
+END_TEST
+
+static Suite *trace_format_suite(void)
+{
+	Suite *s = suite_create("trace_format");
+	TCase *core = tcase_create("Core"), *limits = tcase_create("Limits");
+
+	tcase_add_test(core, test_trace_format_every_type_round_trips);
+	tcase_add_test(core, test_trace_format_every_type_has_name_and_is_found);
+	tcase_add_test(core, test_trace_format_crc32c_check_value);
+	tcase_add_test(core, test_trace_format_names_are_interned);
+	tcase_add_test(limits, test_trace_format_varint_edges);
+	tcase_add_test(limits, test_trace_format_full_chunk_is_unchanged);
+	tcase_add_test(limits, test_trace_format_unknown_type_is_skipped);
+	tcase_add_test(limits, test_trace_format_hostile_payloads_rejected);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, limits);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trace_format_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
