@@ -45,7 +45,7 @@ static bool jb_grow(struct fstap_jbuf *jb, size_t more)
 
 static void jb_put(struct fstap_jbuf *jb, const char *s, size_t n)
 {
-	if (!jb_grow(jb, n))
+	if (!n || !jb_grow(jb, n))
 		return;
 	memcpy(jb->buf + jb->len, s, n);
 	jb->len += n;

@@ -386,7 +386,7 @@ static int parse_header(struct importer *im, json_t *o, struct fstap_trace_info 
 	v = json_object_get(o, "metadata");
 	if (v && !json_is_object(v))
 		return fail(im, "'metadata' must be an object");
-	info->metadata_json = json_dumps(v ? v : json_object(), JSON_COMPACT);
+	info->metadata_json = v ? json_dumps(v, JSON_COMPACT) : strdup("{}");
 	if (!info->metadata_json)
 		return -ENOMEM;
 	return 0;
