@@ -72,7 +72,7 @@ int cmd_info(int argc, char **argv)
 	if (ret < 0)
 		status = fstap_error(1, "%s", fstap_reader_errmsg(r));
 	info = fstap_reader_info(r);
-	md = json_loads(info->metadata_json, 0, NULL);
+	md = json_loads(info->metadata_json, JSON_ALLOW_NUL, NULL);
 	by_op = json_object();
 	for (i = 0; i < FSTAP_OP_NR; i++)
 		if (counts[i] && i != FSTAP_OP_FOOTER)

@@ -279,6 +279,15 @@ int chunk_dec_next(struct chunk_dec *d, struct fstap_rec *rec)
 		d->nrec_seen++;
 		oi = fstap_op_info(op);
 		if (!oi || op == FSTAP_OP_NONE) {
+			/*
+			 * A type from a later version. An operation type still
+			 * carries the operation header, which feeds the chunk's
+			 * running state (time, thread, credentials): decode it,
+			 * then skip the body.
+			 */
+			if (op != FSTAP_OP_NONE && op < FSTAP_OP_META_FIRST &&
+			    (ret = get_op_header(d, &c, rec)))
+				return ret;
 			d->skipped++;
 			continue;
 		}

@@ -56,17 +56,10 @@ static void jb_puts(struct fstap_jbuf *jb, const char *s)
 	jb_put(jb, s, strlen(s));
 }
 
-static void jb_u64(struct fstap_jbuf *jb, uint64_t v)
+static void jb_digits(struct fstap_jbuf *jb, uint64_t v)
 {
 	char tmp[24], *p = tmp + sizeof(tmp);
 
-	if (v > INT64_MAX) {	/* beyond what JSON readers take as an integer */
-		jb_put(jb, "\"", 1);
-		jb_u64(jb, v / 10);
-		jb_put(jb, &"0123456789"[v % 10], 1);
-		jb_put(jb, "\"", 1);
-		return;
-	}
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;
@@ -74,14 +67,37 @@ static void jb_u64(struct fstap_jbuf *jb, uint64_t v)
 	jb_put(jb, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
+/* Above 2^63-1 a JSON reader may not take it as an integer: a string then. */
+static void jb_u64(struct fstap_jbuf *jb, uint64_t v)
+{
+	if (v > INT64_MAX) {
+		jb_put(jb, "\"", 1);
+		jb_digits(jb, v);
+		jb_put(jb, "\"", 1);
+		return;
+	}
+	jb_digits(jb, v);
+}
+
 static void jb_s64(struct fstap_jbuf *jb, int64_t v)
 {
 	if (v < 0) {
 		jb_put(jb, "-", 1);
-		jb_u64(jb, (uint64_t)0 - (uint64_t)v);
+		jb_digits(jb, (uint64_t)0 - (uint64_t)v);
 	} else {
-		jb_u64(jb, (uint64_t)v);
+		jb_digits(jb, (uint64_t)v);
 	}
+}
+
+/* The same rule for the jansson-built header. */
+static json_t *json_u64(uint64_t v)
+{
+	char tmp[24];
+
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	return json_string(tmp);
 }
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0. */
@@ -197,20 +213,20 @@ int fstap_jsonl_header(struct fstap_jbuf *jb, const struct fstap_trace_info *inf
 	char *text;
 	char version[32];
 
-	meta = json_loads(info->metadata_json ? info->metadata_json : "{}", 0, &jerr);
+	meta = json_loads(info->metadata_json ? info->metadata_json : "{}", JSON_ALLOW_NUL, &jerr);
 	if (!meta || !json_is_object(meta)) {
 		json_decref(meta);
 		return -EINVAL;
 	}
 	snprintf(version, sizeof(version), "%u.%u", info->version_major, info->version_minor);
-	root = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "fstap", "trace", "version", version,
+	root = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "fstap", "trace", "version", version,
 			 "flags", (json_int_t)info->flags,
-			 "start_realtime_ns", (json_int_t)info->start_realtime_ns,
-			 "start_monotonic_ns", (json_int_t)info->start_monotonic_ns,
+			 "start_realtime_ns", json_u64(info->start_realtime_ns),
+			 "start_monotonic_ns", json_u64(info->start_monotonic_ns),
 			 "metadata", meta);
 	if (!root)
 		return -ENOMEM;
-	text = json_dumps(root, JSON_COMPACT | JSON_ENSURE_ASCII);
+	text = json_dumps(root, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	if (!text)
 		return -ENOMEM;

@@ -273,6 +273,8 @@ static int get_field(struct importer *im, struct fstap_rec *rec,
 				return ret;
 			if (x[i].offset < end)
 				return fail(im, "'extents' must be sorted and not overlap");
+			if (x[i].length > UINT64_MAX - x[i].offset)
+				return fail(im, "'extents' reach past 2^64");
 			end = x[i].offset + x[i].length;
 		}
 		rec->extents = x;
@@ -375,6 +377,8 @@ static int parse_header(struct importer *im, json_t *o, struct fstap_trace_info 
 	if ((v = json_object_get(o, "flags"))) {
 		if ((ret = get_u64(im, "flags", v, &x)))
 			return ret;
+		if (x > UINT32_MAX)
+			return fail(im, "'flags' is out of range");
 		info->flags = (uint32_t)x;
 	}
 	if ((v = json_object_get(o, "start_realtime_ns")) &&

@@ -190,6 +190,25 @@ static int end_incomplete(struct fstap_reader *r, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * Whether buf and everything after it in the file are zero bytes: what a
+ * crash leaves when the file's size reached the disk but its data did not.
+ */
+static bool rest_is_zero(struct fstap_reader *r, const uint8_t *buf, size_t n)
+{
+	uint8_t tmp[4096];
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		if (buf[i])
+			return false;
+	while ((k = read_some(r, tmp, sizeof(tmp))) > 0)
+		for (i = 0; i < k; i++)
+			if (tmp[i])
+				return false;
+	return true;
+}
+
 /* Loads the next chunk: 1 loaded, 0 end of trace, -EBADMSG. */
 static int load_chunk(struct fstap_reader *r)
 {
@@ -205,8 +224,13 @@ static int load_chunk(struct fstap_reader *r)
 	if (n < sizeof(h))
 		return end_incomplete(r, "torn chunk header at byte offset %llu (%zu of %d bytes)",
 				      (unsigned long long)r->offset, n, FSTAP_CHUNK_HEADER_SIZE);
-	if (get_le32(h) != FSTAP_CHUNK_MAGIC)
+	if (get_le32(h) != FSTAP_CHUNK_MAGIC) {
+		if (rest_is_zero(r, h, sizeof(h)))
+			return end_incomplete(r, "zero-filled tail from byte offset %llu "
+					      "(a crash before the data reached the disk)",
+					      (unsigned long long)r->offset);
 		return corrupt(r, "bad chunk magic");
+	}
 	if (fstap_crc32c(0, h, 28) != get_le32(h + 28))
 		return corrupt(r, "chunk header checksum mismatch");
 	r->chunk_flags = get_le32(h + 4);

@@ -268,6 +268,32 @@ START_TEST(test_trace_rw_every_bit_flip_is_detected)
 }
 END_TEST
 
+START_TEST(test_trace_rw_zero_filled_tail_is_incomplete)
+{
+	unsigned full, nrec;
+	bool complete;
+	int open_ret;
+	uint8_t *buf;
+	size_t n;
+
+	/* A crash after the size reached the disk but not the data: zeros. */
+	ck_assert_int_eq(fixture_write_trace(path, 100, 4096, false), 0);
+	ck_assert_int_eq(read_all(path, &full, &complete, &open_ret), 0);
+	n = slurp(path, &buf);
+	buf = realloc(buf, n + 8192);
+	memset(buf + n, 0, 8192);
+	spit(copy, buf, n + 8192);
+	ck_assert_int_eq(read_all(copy, &nrec, &complete, &open_ret), 0);
+	ck_assert(!complete);
+	ck_assert_uint_eq(nrec, full);
+	/* But a zero chunk header followed by data is corruption. */
+	buf[n + 4000] = 1;
+	spit(copy, buf, n + 8192);
+	ck_assert_int_eq(read_all(copy, &nrec, &complete, &open_ret), -EBADMSG);
+	free(buf);
+}
+END_TEST
+
 static Suite *trace_rw_suite(void)
 {
 	Suite *s = suite_create("trace_rw");
@@ -283,6 +309,7 @@ static Suite *trace_rw_suite(void)
 	tcase_add_test(limits, test_trace_rw_wrong_version_and_not_a_trace);
 	tcase_add_test(limits, test_trace_rw_every_truncation_is_incomplete);
 	tcase_add_test(limits, test_trace_rw_every_bit_flip_is_detected);
+	tcase_add_test(limits, test_trace_rw_zero_filled_tail_is_incomplete);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	return s;
