@@ -1,0 +1,182 @@
+/*
+ * cmd-record.c: fstap record: the command line of the recorder. Parses the
+ * options and the three forms (BACKING MOUNTPOINT, DIR in place, DIR -- CMD)
+ * and hands them to record_run (src/record/record.c), which prints its own
+ * errors and returns the exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "fstap/log.h"
+#include "record/record.h"
+
+static const char record_usage[] =
+	"usage: fstap record [options] BACKING MOUNTPOINT\n"
+	"   or: fstap record [options] DIR\n"
+	"   or: fstap record [options] DIR -- COMMAND [ARGS...]\n"
+	"\n"
+	"Mount a passthrough of a directory with FUSE and record every operation\n"
+	"that reaches it into a trace, for replay on other file systems.\n"
+	"\n"
+	"  BACKING MOUNTPOINT   serve BACKING at MOUNTPOINT until 'fusermount3 -u\n"
+	"                       MOUNTPOINT', SIGINT or SIGTERM; then finish the trace\n"
+	"                       and exit 0\n"
+	"  DIR                  mount over DIR itself (in place): the application keeps\n"
+	"                       its paths; processes already inside DIR stay below the\n"
+	"                       mount and are not seen until they change directory\n"
+	"  DIR -- COMMAND       mount over DIR, run COMMAND (in the current directory),\n"
+	"                       unmount when it exits, and exit with its status\n"
+	"\n"
+	"options:\n"
+	"  -o, --output=TRACE   write the trace to TRACE (default: fstap.trace; '-' is\n"
+	"                       standard output). The file is opened before the mount.\n"
+	"      --no-trace       serve the passthrough without recording (the baseline\n"
+	"                       for measuring the recording's overhead)\n"
+	"      --cache=MODE     what the kernel may cache in front of the recorder:\n"
+	"                         all     nothing: every request the kernel makes is\n"
+	"                                 seen (entry, attribute and negative timeouts 0)\n"
+	"                         calls   (default) entries cached, attributes and\n"
+	"                                 failed lookups not: the application's own\n"
+	"                                 calls with the least amplification\n"
+	"                         direct  calls + direct I/O: every read and write call\n"
+	"                                 is seen with its own size; no shared writable\n"
+	"                                 mmap, no page cache\n"
+	"                         kernel  timeouts, keep_cache, writeback cache: the\n"
+	"                                 lowest overhead; only what passes the caches\n"
+	"                                 is seen, writes arrive merged from the kernel\n"
+	"                       docs/recording.md says what each mode hides and costs\n"
+	"      --snapshot=MODE  the initial state recorded for a replay's 'prepare':\n"
+	"                         full     walk the whole tree at mount (default)\n"
+	"                         touched  each object when first looked up or listed\n"
+	"                         none     no initial state\n"
+	"      --threads=N      FUSE worker threads at most (default 16)\n"
+	"  -q, --quiet          no status line, no summary, warnings off\n"
+	"  -v, --verbose        more messages; twice: libfuse's request log too\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Root is needed to mount for other users (allow_other) and to reach files\n"
+	"by handle; permissions are enforced by the kernel (default_permissions)\n"
+	"and files are created with the requesting process's uid and gid.\n"
+	"\n"
+	"Exit status: 0 after a clean unmount, the command's status with '--',\n"
+	"1 on failure, 2 on a usage error.\n"
+	"\n"
+	"A stale mount ('Transport endpoint is not connected', after the recorder\n"
+	"was killed) is cleared with 'fusermount3 -u MOUNTPOINT'.\n";
+
+static int parse_mode(const char *arg, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	enum { OPT_NO_TRACE = 256, OPT_CACHE, OPT_SNAPSHOT, OPT_THREADS };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct record_opts o;
+	const char *trace = "fstap.trace";
+	bool no_trace = false, trace_given = false;
+	int c, i, nopt = argc, npos, verbose = 0;
+	char **pos;
+
+	memset(&o, 0, sizeof(o));
+	o.cache = REC_CACHE_CALLS;
+	o.snapshot = REC_SNAP_FULL;
+	o.argc = argc;
+	o.argv = argv;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			nopt = i;
+			o.command = argv + i + 1;
+			break;
+		}
+	}
+	while ((c = getopt_long(nopt, argv, "o:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			trace = optarg;
+			trace_given = true;
+			break;
+		case OPT_NO_TRACE:
+			no_trace = true;
+			break;
+		case OPT_CACHE:
+			c = parse_mode(optarg, rec_cache_names, REC_CACHE_NR);
+			if (c < 0)
+				return cmd_usage_error("record", "unknown cache mode '%s' "
+						       "(all, calls, direct or kernel)", optarg);
+			o.cache = (enum rec_cache)c;
+			break;
+		case OPT_SNAPSHOT:
+			c = parse_mode(optarg, rec_snapshot_names, REC_SNAP_NR);
+			if (c < 0)
+				return cmd_usage_error("record", "unknown snapshot mode '%s' "
+						       "(full, touched or none)", optarg);
+			o.snapshot = (enum rec_snapshot)c;
+			break;
+		case OPT_THREADS: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n < 1 || n > 1024)
+				return cmd_usage_error("record", "bad thread count '%s'", optarg);
+			o.threads = (unsigned)n;
+			break;
+		}
+		case 'q':
+			fstap_verbosity = -1;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 0;
+		default:
+			return cmd_usage_error("record", "unknown option");
+		}
+	}
+	if (verbose && fstap_verbosity >= 0)
+		fstap_verbosity += verbose;
+	o.fuse_debug = verbose >= 2;
+	if (no_trace && trace_given)
+		return cmd_usage_error("record", "-o and --no-trace exclude each other");
+	o.trace = no_trace ? NULL : trace;
+	pos = argv + optind;
+	npos = nopt - optind;
+	if (o.command) {
+		if (!o.command[0])
+			return cmd_usage_error("record", "no command after '--'");
+		if (npos != 1)
+			return cmd_usage_error("record", "expected one DIR before '--'");
+		o.backing = o.mountpoint = pos[0];
+	} else if (npos == 1) {
+		o.backing = o.mountpoint = pos[0];
+	} else if (npos == 2) {
+		o.backing = pos[0];
+		o.mountpoint = pos[1];
+	} else {
+		return cmd_usage_error("record", npos ? "too many arguments"
+				       : "expected a directory to record");
+	}
+	return record_run(&o);
+}

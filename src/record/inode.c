@@ -1,0 +1,521 @@
+/*
+ * inode.c: the recorder's table of known inodes and its descriptor cache.
+ *
+ * The kernel names inodes by nodeid; a nodeid here is the address of a
+ * struct rinode (the root is FUSE_ROOT_ID). The table finds an inode again
+ * by (dev, ino) through a hash table that grows, so lookups stay O(1) for
+ * millions of files. An inode keeps no open descriptor: it keeps a file
+ * handle (name_to_handle_at), and a bounded cache of O_PATH descriptors
+ * (open_by_handle_at, clock eviction) serves the *at() calls. Only where
+ * handles are unsupported (or on another file system below the backing
+ * root) does an inode pin an O_PATH descriptor for its lifetime.
+ *
+ * Object ids, the names of objects in the trace, come from a second map
+ * (backing ino -> id) that survives FORGET, so an object keeps its id while
+ * it exists; it is dropped when the object is deleted, because the file
+ * system may reuse the inode number.
+ *
+ * Not here: any system call on behalf of a request (passthrough.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/record_i.h"
+
+#define OMAP_EMPTY 0
+#define OMAP_TOMB 2
+
+static size_t ihash(dev_t dev, ino_t ino, size_t n)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev * 0xC2B2AE3D27D4EB4Full;
+
+	h ^= h >> 29;
+	return (size_t)(h & (n - 1));
+}
+
+static uint64_t omap_key(const struct itable *t, dev_t dev, ino_t ino)
+{
+	uint64_t k = (uint64_t)ino;
+
+	if (dev != t->dev)	/* a file system mounted below the root */
+		k ^= (uint64_t)dev * 0x9E3779B97F4A7C15ull;
+	return (k << 1) | 1;
+}
+
+static size_t omap_find(const struct itable *t, uint64_t key, bool for_insert)
+{
+	size_t mask = t->omap_cap - 1, i = (size_t)((key >> 1) * 0x9E3779B97F4A7C15ull) & mask;
+	size_t tomb = (size_t)-1;
+
+	for (;;) {
+		uint64_t k = t->omap[i].key;
+
+		if (k == key)
+			return i;
+		if (k == OMAP_EMPTY)
+			return (for_insert && tomb != (size_t)-1) ? tomb : i;
+		if (k == OMAP_TOMB && tomb == (size_t)-1)
+			tomb = i;
+		i = (i + 1) & mask;
+	}
+}
+
+/* Rehashes into a table twice as large (or as large, to drop tombstones). */
+static int omap_grow(struct itable *t)
+{
+	struct objmap_slot *old = t->omap;
+	size_t oldcap = t->omap_cap, i, live = 0, cap;
+
+	for (i = 0; i < oldcap; i++)
+		if (old[i].key & 1)
+			live++;
+	cap = live * 2 >= oldcap / 2 ? oldcap * 2 : oldcap;
+	t->omap = calloc(cap, sizeof(*t->omap));
+	if (!t->omap) {
+		t->omap = old;
+		return -ENOMEM;
+	}
+	t->omap_cap = cap;
+	t->omap_used = 0;
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].key & 1) {
+			size_t j = omap_find(t, old[i].key, true);
+
+			t->omap[j] = old[i];
+			t->omap_used++;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+/* Object id of key, assigning one if asked. Table lock held. */
+static uint64_t omap_obj(struct itable *t, uint64_t key, bool assign, bool *newobj)
+{
+	size_t i;
+
+	if (newobj)
+		*newobj = false;
+	i = omap_find(t, key, false);
+	if (t->omap[i].key == key)
+		return t->omap[i].obj;
+	if (!assign)
+		return 0;
+	if ((t->omap_used + 1) * 10 > t->omap_cap * 7 && omap_grow(t) < 0)
+		return t->next_obj++;	/* out of memory: an id, not a stable one */
+	i = omap_find(t, key, true);
+	if (t->omap[i].key == OMAP_EMPTY)
+		t->omap_used++;
+	t->omap[i].key = key;
+	t->omap[i].obj = t->next_obj++;
+	if (newobj)
+		*newobj = true;
+	return t->omap[i].obj;
+}
+
+int itable_init(struct itable *t, int root_fd, unsigned cache_slots)
+{
+	struct stat st;
+	struct {
+		struct file_handle fh;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} h;
+	int mount_id, i;
+
+	memset(t, 0, sizeof(*t));
+	if (fstat(root_fd, &st) < 0)
+		return -errno;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_init(&t->cache_lock, NULL);
+	t->nbuckets = 4096;
+	t->hash = calloc(t->nbuckets, sizeof(*t->hash));
+	t->omap_cap = 4096;
+	t->omap = calloc(t->omap_cap, sizeof(*t->omap));
+	if (cache_slots < 16)
+		cache_slots = 16;
+	t->nslots = cache_slots;
+	t->slots = calloc(cache_slots, sizeof(*t->slots));
+	if (!t->hash || !t->omap || !t->slots) {
+		itable_release(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < (int)cache_slots; i++)
+		t->slots[i].fd = -1;
+	t->next_obj = FSTAP_ROOT_OBJ + 1;
+	t->mount_fd = root_fd;
+	t->dev = st.st_dev;
+
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	t->use_handles = name_to_handle_at(root_fd, "", &h.fh, &mount_id, AT_EMPTY_PATH) == 0;
+
+	t->root.obj = FSTAP_ROOT_OBJ;
+	t->root.dev = st.st_dev;
+	t->root.ino = st.st_ino;
+	t->root.type = S_IFDIR;
+	t->root.nlookup = 2;
+	t->root.slot = -1;
+	t->root.pinned_fd = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->root.pinned_fd < 0) {
+		int err = -errno;
+
+		itable_release(t);
+		return err;
+	}
+	{
+		size_t j = omap_find(t, omap_key(t, st.st_dev, st.st_ino), true);
+
+		t->omap[j].key = omap_key(t, st.st_dev, st.st_ino);
+		t->omap[j].obj = FSTAP_ROOT_OBJ;
+		t->omap_used++;
+	}
+	return 0;
+}
+
+static void rinode_free(struct rinode *ri)
+{
+	if (ri->pinned_fd >= 0)
+		close(ri->pinned_fd);
+	free(ri->handle);
+	free(ri);
+}
+
+void itable_release(struct itable *t)
+{
+	size_t i;
+
+	if (t->hash) {
+		for (i = 0; i < t->nbuckets; i++) {
+			struct rinode *ri = t->hash[i], *next;
+
+			for (; ri; ri = next) {
+				next = ri->hnext;
+				rinode_free(ri);
+			}
+		}
+	}
+	while (t->unhashed) {
+		struct rinode *ri = t->unhashed;
+
+		t->unhashed = ri->unext;
+		rinode_free(ri);
+	}
+	if (t->slots)
+		for (i = 0; i < t->nslots; i++)
+			if (t->slots[i].fd >= 0)
+				close(t->slots[i].fd);
+	if (t->root.pinned_fd > 0)
+		close(t->root.pinned_fd);
+	free(t->hash);
+	free(t->omap);
+	free(t->slots);
+	t->hash = NULL;
+	t->omap = NULL;
+	t->slots = NULL;
+	pthread_mutex_destroy(&t->lock);
+	pthread_mutex_destroy(&t->cache_lock);
+}
+
+static struct rinode *hash_find(struct itable *t, dev_t dev, ino_t ino)
+{
+	struct rinode *ri;
+
+	if (dev == t->root.dev && ino == t->root.ino)
+		return &t->root;
+	for (ri = t->hash[ihash(dev, ino, t->nbuckets)]; ri; ri = ri->hnext)
+		if (ri->ino == ino && ri->dev == dev)
+			return ri;
+	return NULL;
+}
+
+static void hash_grow(struct itable *t)
+{
+	size_t n = t->nbuckets * 2, i;
+	struct rinode **h = calloc(n, sizeof(*h));
+
+	if (!h)
+		return;		/* longer chains, still correct */
+	for (i = 0; i < t->nbuckets; i++) {
+		struct rinode *ri = t->hash[i], *next;
+
+		for (; ri; ri = next) {
+			size_t b = ihash(ri->dev, ri->ino, n);
+
+			next = ri->hnext;
+			ri->hnext = h[b];
+			h[b] = ri;
+		}
+	}
+	free(t->hash);
+	t->hash = h;
+	t->nbuckets = n;
+}
+
+static void hash_remove(struct itable *t, struct rinode *ri)
+{
+	struct rinode **pp = &t->hash[ihash(ri->dev, ri->ino, t->nbuckets)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == ri) {
+			*pp = ri->hnext;
+			break;
+		}
+	}
+	ri->hnext = NULL;
+	ri->hashed = false;
+	t->count--;
+	ri->uprev = NULL;
+	ri->unext = t->unhashed;
+	if (t->unhashed)
+		t->unhashed->uprev = ri;
+	t->unhashed = ri;
+}
+
+static void unhashed_remove(struct itable *t, struct rinode *ri)
+{
+	if (ri->uprev)
+		ri->uprev->unext = ri->unext;
+	else
+		t->unhashed = ri->unext;
+	if (ri->unext)
+		ri->unext->uprev = ri->uprev;
+}
+
+int itable_get(struct itable *t, int parent_fd, const char *name, const struct stat *st,
+	       struct rinode **out, bool *newobj)
+{
+	struct rinode *ri, *found;
+	struct {
+		struct file_handle fh;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} h;
+	int mount_id;
+
+	*newobj = false;
+	pthread_mutex_lock(&t->lock);
+	ri = hash_find(t, st->st_dev, st->st_ino);
+	if (ri) {
+		ri->nlookup++;
+		pthread_mutex_unlock(&t->lock);
+		*out = ri;
+		return 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+
+	ri = calloc(1, sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	ri->dev = st->st_dev;
+	ri->ino = st->st_ino;
+	ri->type = st->st_mode & S_IFMT;
+	ri->slot = -1;
+	ri->pinned_fd = -1;
+	ri->nlookup = 1;
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (t->use_handles && st->st_dev == t->dev &&
+	    name_to_handle_at(parent_fd, name, &h.fh, &mount_id, 0) == 0) {
+		ri->handle = malloc(sizeof(struct file_handle) + h.fh.handle_bytes);
+		if (!ri->handle) {
+			free(ri);
+			return -ENOMEM;
+		}
+		memcpy(ri->handle, &h.fh, sizeof(struct file_handle) + h.fh.handle_bytes);
+	} else {
+		ri->pinned_fd = openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (ri->pinned_fd < 0) {
+			int err = -errno;
+
+			free(ri);
+			return err;
+		}
+	}
+
+	pthread_mutex_lock(&t->lock);
+	found = hash_find(t, st->st_dev, st->st_ino);
+	if (found) {		/* another thread was faster */
+		found->nlookup++;
+		pthread_mutex_unlock(&t->lock);
+		rinode_free(ri);
+		*out = found;
+		return 0;
+	}
+	ri->obj = omap_obj(t, omap_key(t, ri->dev, ri->ino), true, newobj);
+	if (t->count >= t->nbuckets)
+		hash_grow(t);
+	{
+		size_t b = ihash(ri->dev, ri->ino, t->nbuckets);
+
+		ri->hnext = t->hash[b];
+		t->hash[b] = ri;
+	}
+	ri->hashed = true;
+	t->count++;
+	pthread_mutex_unlock(&t->lock);
+	*out = ri;
+	return 0;
+}
+
+void itable_ref(struct itable *t, struct rinode *ri)
+{
+	pthread_mutex_lock(&t->lock);
+	ri->nlookup++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void cache_drop(struct itable *t, struct rinode *ri)
+{
+	pthread_mutex_lock(&t->cache_lock);
+	if (ri->slot >= 0) {
+		struct fdslot *s = &t->slots[ri->slot];
+
+		s->owner = NULL;
+		if (s->refs == 0) {
+			close(s->fd);
+			s->fd = -1;
+		}		/* else the last fdc_put closes it */
+		ri->slot = -1;
+	}
+	pthread_mutex_unlock(&t->cache_lock);
+}
+
+void itable_forget(struct itable *t, struct rinode *ri, uint64_t n)
+{
+	bool gone = false;
+
+	if (ri == &t->root)
+		return;
+	pthread_mutex_lock(&t->lock);
+	ri->nlookup = n >= ri->nlookup ? 0 : ri->nlookup - n;
+	if (ri->nlookup == 0) {
+		if (ri->hashed)
+			hash_remove(t, ri);
+		unhashed_remove(t, ri);
+		gone = true;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (gone) {
+		cache_drop(t, ri);
+		rinode_free(ri);
+	}
+}
+
+void itable_unhash(struct itable *t, dev_t dev, ino_t ino)
+{
+	struct rinode *ri;
+	size_t i;
+	uint64_t key = omap_key(t, dev, ino);
+
+	pthread_mutex_lock(&t->lock);
+	ri = hash_find(t, dev, ino);
+	if (ri && ri != &t->root && ri->hashed)
+		hash_remove(t, ri);
+	i = omap_find(t, key, false);
+	if (t->omap[i].key == key)
+		t->omap[i].key = OMAP_TOMB;
+	pthread_mutex_unlock(&t->lock);
+}
+
+uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj)
+{
+	uint64_t obj;
+
+	pthread_mutex_lock(&t->lock);
+	obj = omap_obj(t, omap_key(t, t->dev, ino), assign, newobj);
+	pthread_mutex_unlock(&t->lock);
+	return obj;
+}
+
+int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
+{
+	unsigned tries;
+	int fd;
+
+	if (ri->pinned_fd >= 0) {
+		out->fd = ri->pinned_fd;
+		out->slot = -2;
+		return 0;
+	}
+	pthread_mutex_lock(&t->cache_lock);
+	if (ri->slot >= 0) {
+		struct fdslot *s = &t->slots[ri->slot];
+
+		s->refs++;
+		s->referenced = true;
+		out->fd = s->fd;
+		out->slot = ri->slot;
+		pthread_mutex_unlock(&t->cache_lock);
+		atomic_fetch_add_explicit(&t->cache_hits, 1, memory_order_relaxed);
+		return 0;
+	}
+	pthread_mutex_unlock(&t->cache_lock);
+
+	fd = open_by_handle_at(t->mount_fd, ri->handle, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	atomic_fetch_add_explicit(&t->cache_opens, 1, memory_order_relaxed);
+
+	pthread_mutex_lock(&t->cache_lock);
+	if (ri->slot >= 0) {	/* raced with another thread */
+		struct fdslot *s = &t->slots[ri->slot];
+
+		s->refs++;
+		out->fd = s->fd;
+		out->slot = ri->slot;
+		pthread_mutex_unlock(&t->cache_lock);
+		close(fd);
+		return 0;
+	}
+	for (tries = 0; tries < 2 * t->nslots; tries++) {
+		unsigned i = t->hand;
+		struct fdslot *s = &t->slots[i];
+
+		t->hand = (t->hand + 1) % t->nslots;
+		if (s->refs)
+			continue;
+		if (s->referenced) {
+			s->referenced = false;
+			continue;
+		}
+		if (s->owner) {
+			s->owner->slot = -1;
+			atomic_fetch_add_explicit(&t->cache_evictions, 1, memory_order_relaxed);
+		}
+		if (s->fd >= 0)
+			close(s->fd);
+		s->owner = ri;
+		s->fd = fd;
+		s->refs = 1;
+		s->referenced = true;
+		ri->slot = (int)i;
+		out->fd = fd;
+		out->slot = (int)i;
+		pthread_mutex_unlock(&t->cache_lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&t->cache_lock);
+	out->fd = fd;		/* every slot busy: a private descriptor */
+	out->slot = -1;
+	return 0;
+}
+
+void fdc_put(struct itable *t, struct fdlease *l)
+{
+	if (l->slot == -2)
+		return;
+	if (l->slot == -1) {
+		close(l->fd);
+		return;
+	}
+	pthread_mutex_lock(&t->cache_lock);
+	{
+		struct fdslot *s = &t->slots[l->slot];
+
+		if (--s->refs == 0 && !s->owner && s->fd >= 0) {
+			close(s->fd);
+			s->fd = -1;
+		}
+	}
+	pthread_mutex_unlock(&t->cache_lock);
+}

@@ -1,0 +1,42 @@
+# librecord: the FUSE recording passthrough (fstap record). The inode table
+# and descriptor cache, the passthrough operations, the FUSE handlers that
+# record them, the per-thread chunks and writer thread, the initial-state
+# snapshot, and the session. Links libfstap for the trace format.
+noinst_LIBRARIES += librecord.a
+librecord_a_SOURCES = \
+	src/record/record.h \
+	src/record/record_i.h \
+	src/record/snapshot_i.h \
+	src/record/inode.c \
+	src/record/passthrough.c \
+	src/record/recbuf.c \
+	src/record/snapshot.c \
+	src/record/rec_ops.c \
+	src/record/record.c
+librecord_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
+
+fstap_SOURCES += src/cli/cmd-record.c
+# librecord needs libfstap: it comes first, and FSTAP_LIBS again after it.
+fstap_LDADD += librecord.a $(FSTAP_LIBS) $(FUSE_LIBS)
+
+# Unit test of the passthrough operations on a temporary directory.
+check_PROGRAMS += tests/unit/check_passthrough
+TESTS += tests/unit/check_passthrough
+tests_unit_check_passthrough_SOURCES = tests/unit/check_passthrough.c
+tests_unit_check_passthrough_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_check_passthrough_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE_CFLAGS)
+tests_unit_check_passthrough_LDADD = librecord.a $(FSTAP_LIBS) $(FUSE_LIBS) $(CHECK_LIBS)
+
+# Integration tests: real mounts (skip with 77 without /dev/fuse or root,
+# fail instead under CI=true).
+RECORD_TESTS = \
+	tests/integration/t1000-record-basics.sh \
+	tests/integration/t1010-record-nonroot.sh \
+	tests/integration/t1020-record-load.sh \
+	tests/integration/t1030-record-crash.sh \
+	tests/integration/t1040-record-modes.sh \
+	tests/integration/t1050-record-many-files.sh \
+	tests/integration/t1060-record-disk-full.sh
+TESTS += $(RECORD_TESTS)
+EXTRA_DIST += $(RECORD_TESTS) tests/integration/lib-record.sh \
+	tests/integration/record-tools.py docs/recording.md bench/record-mdbench.py

@@ -1,0 +1,1133 @@
+/*
+ * rec_ops.c: the recorder's fuse_lowlevel_ops. Every handler has one shape:
+ * take t0, call the pt_* function that does the work (passthrough.c), take
+ * the end time, reply exactly once, then fill and emit the record (after the
+ * reply, so the application does not wait for the encoding; the request's
+ * buffers are still valid until the handler returns). The recorded result
+ * is the same value that was replied: bytes or 0, or -errno.
+ *
+ * With --no-trace (s->rb == NULL) the handlers do the same work and reply
+ * the same way without touching the clock or a record.
+ *
+ * Kernel-originated requests get FSTAP_RF_KERNEL: requests without a
+ * process (pid 0: writeback, forgets; not RELEASE and RELEASEDIR, which
+ * stand for the application's close), writepage writes, setattr with the
+ * ctime bit (the kernel flushing times in writeback mode; no system call
+ * sets ctime), and the kernel's own GETXATTR of security.capability before
+ * a write (a heuristic: an application asking for it is flagged too).
+ *
+ * Not here: the file-system work (passthrough.c), chunks and the writer
+ * (recbuf.c), the mount (record.c).
+ */
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/record_i.h"
+#include "record/snapshot_i.h"
+
+#define DBUF_SIZE 65536
+#define DENTS_MAX (DBUF_SIZE / 24 + 1)
+#define IOBUF_MIN (1u << 20)
+
+/* Per-thread scratch, allocated once per thread. */
+struct scratch {
+	void *io;		/* page aligned: reads, O_DIRECT bounce, xattr values */
+	size_t iocap;
+	char dbuf[DBUF_SIZE];	/* readdir reply */
+	char names[DBUF_SIZE];	/* readdir names for the record */
+	struct fstap_dirent ents[DENTS_MAX];
+	char link[PATH_MAX + 1];
+	struct snapbuf *snap;	/* touched snapshots */
+};
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+	struct scratch *sc = p;
+
+	free(sc->io);
+	free(sc->snap);
+	free(sc);
+}
+
+static void scratch_key_init(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+static struct scratch *scratch_get(size_t iosize)
+{
+	struct scratch *sc;
+
+	pthread_once(&scratch_once, scratch_key_init);
+	sc = pthread_getspecific(scratch_key);
+	if (!sc) {
+		sc = calloc(1, sizeof(*sc));
+		if (!sc)
+			return NULL;
+		pthread_setspecific(scratch_key, sc);
+	}
+	if (iosize > sc->iocap) {
+		size_t cap = iosize < IOBUF_MIN ? IOBUF_MIN : (iosize + 4095) & ~(size_t)4095;
+		void *p;
+
+		if (posix_memalign(&p, 4096, cap))
+			return NULL;
+		free(sc->io);
+		sc->io = p;
+		sc->iocap = cap;
+	}
+	return sc;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static inline struct rec_session *SES(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static inline struct rinode *RI(struct rec_session *s, fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? pt_root(&s->fs) : (struct rinode *)(uintptr_t)ino;
+}
+
+static inline fuse_ino_t NODEID(struct rec_session *s, struct rinode *ri)
+{
+	return ri == pt_root(&s->fs) ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)ri;
+}
+
+static inline struct fstap_bytes B(const char *str)
+{
+	struct fstap_bytes b = { (const uint8_t *)str, (uint32_t)strlen(str) };
+
+	return b;
+}
+
+/* One request being recorded. */
+struct rq {
+	struct fstap_rec r;
+	uint64_t t0;
+	struct rec_session *s;
+};
+
+static inline bool rq_begin(struct rq *q, fuse_req_t req, unsigned op, struct rinode *ri)
+{
+	struct rec_session *s = SES(req);
+	const struct fuse_ctx *ctx;
+
+	q->s = s;
+	atomic_fetch_add_explicit(&s->nreq, 1, memory_order_relaxed);
+	if (!s->rb)
+		return false;
+	memset(&q->r, 0, sizeof(q->r));
+	q->t0 = rec_now_ns();
+	ctx = fuse_req_ctx(req);
+	q->r.op = (uint16_t)op;
+	q->r.tid = (uint32_t)ctx->pid;
+	q->r.uid = ctx->uid;
+	q->r.gid = ctx->gid;
+	q->r.obj = ri ? ri->obj : 0;
+	return true;
+}
+
+static inline void rq_end(struct rq *q, int64_t result)
+{
+	uint64_t t1;
+
+	if (!q->s->rb)
+		return;
+	t1 = rec_now_ns();
+	q->r.start_ns = q->t0 - q->s->start_mono;
+	q->r.dur_ns = t1 - q->t0;
+	q->r.result = result;
+}
+
+static void rq_emit(struct rq *q)
+{
+	struct rec_session *s = q->s;
+
+	if (!s->rb)
+		return;
+	/* RELEASE comes without a process but stands for the application's close */
+	if (q->r.tid == 0 && q->r.op != FSTAP_OP_RELEASE && q->r.op != FSTAP_OP_RELEASEDIR)
+		q->r.flags |= FSTAP_RF_KERNEL;
+	q->r.pid = recbuf_pid_of(s->rb, q->r.tid);
+	recbuf_add(s->rb, &q->r);
+}
+
+static int getgroups_cb(void *arg, int size, gid_t *list)
+{
+	return fuse_req_getgroups((fuse_req_t)arg, size, list);
+}
+
+static void cred_of(fuse_req_t req, struct pt_cred *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	c->uid = ctx->uid;
+	c->gid = ctx->gid;
+	c->pid = ctx->pid;
+	c->umask = ctx->umask;
+	c->getgroups = getgroups_cb;
+	c->getgroups_arg = req;
+}
+
+static void emit_cb(const struct fstap_rec *r, void *arg)
+{
+	struct rec_session *s = arg;
+
+	recbuf_add(s->rb, r);
+}
+
+/* --snapshot=touched: describe an existing object the first time it is seen. */
+static void snap_touched(struct rec_session *s, struct rinode *parent, const char *name,
+			 const struct stat *st, uint64_t obj)
+{
+	struct scratch *sc = scratch_get(0);
+	struct fdlease l;
+
+	if (!sc)
+		return;
+	if (!sc->snap && !(sc->snap = malloc(sizeof(*sc->snap))))
+		return;
+	if (fdc_get(&s->fs.it, parent, &l) < 0)
+		return;
+	snap_inode(sc->snap, l.fd, name, st, obj, emit_cb, s);
+	fdc_put(&s->fs.it, &l);
+	snap_dentry(parent->obj, name, obj, emit_cb, s);
+}
+
+static void reply_entry(fuse_req_t req, struct rec_session *s, struct pt_entry *e)
+{
+	struct fuse_entry_param fe;
+
+	memset(&fe, 0, sizeof(fe));
+	fe.ino = NODEID(s, e->ri);
+	fe.attr = e->st;
+	fe.attr_timeout = s->attr_timeout;
+	fe.entry_timeout = s->entry_timeout;
+	if (fuse_reply_entry(req, &fe) == -ENOENT)	/* interrupted: the kernel has no ref */
+		pt_forget(&s->fs, e->ri, 1);
+}
+
+static void fill_open(struct rec_session *s, struct fuse_file_info *fi, uint64_t fh)
+{
+	fi->fh = fh;
+	fi->direct_io = s->direct_io;
+	fi->keep_cache = s->keep_cache;
+}
+
+/* ---- init --------------------------------------------------------------- */
+
+static void rec_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct rec_session *s = userdata;
+
+	conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
+	if (s->writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
+		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+	else
+		s->writeback = false;
+	s->fs.writeback = s->writeback;
+	if (s->cache == REC_CACHE_KERNEL && (conn->capable & FUSE_CAP_CACHE_SYMLINKS))
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+static void rec_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct pt_entry e;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_LOOKUP, pr);
+	int ret = pt_lookup(&s->fs, pr, name, &e);
+
+	rq_end(&q, ret);
+	if (on && !ret) {
+		/* before the reply: after it, the kernel may forget e.ri at once */
+		q.r.child = e.ri->obj;
+		if (e.newobj && s->snapshot == REC_SNAP_TOUCHED)
+			snap_touched(s, pr, name, &e.st, e.ri->obj);
+	}
+	if (!ret) {
+		reply_entry(req, s, &e);
+	} else if (ret == -ENOENT && s->neg_timeout > 0) {
+		struct fuse_entry_param fe;
+
+		memset(&fe, 0, sizeof(fe));
+		fe.entry_timeout = s->neg_timeout;
+		fuse_reply_entry(req, &fe);
+	} else {
+		fuse_reply_err(req, -ret);
+	}
+	if (!on)
+		return;
+	q.r.name = B(name);
+	rq_emit(&q);
+}
+
+static void forget_one(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_FORGET, ri);
+
+	if (on) {
+		q.r.size = nlookup;
+		q.r.flags |= FSTAP_RF_KERNEL;
+	}
+	pt_forget(&s->fs, ri, nlookup);	/* ri may be freed now */
+	rq_end(&q, 0);
+	if (on)
+		rq_emit(&q);
+}
+
+static void rec_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	forget_one(req, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void rec_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		forget_one(req, f[i].ino, f[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void rec_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct stat st;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_GETATTR, ri);
+	bool byfh = fi && ri->type == S_IFREG;
+	int ret = byfh ? pt_fgetattr(fi->fh, &st) : pt_getattr(&s->fs, ri, &st);
+
+	rq_end(&q, ret);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_attr(req, &st, s->attr_timeout);
+	if (!on)
+		return;
+	if (byfh)
+		q.r.fh = PT_FH_ID(fi->fh);
+	rq_emit(&q);
+}
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
+}
+
+static void rec_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+			struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct stat st;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_SETATTR, ri);
+	bool byfh = fi && ri->type == S_IFREG;
+	int ret = pt_setattr(&s->fs, ri, byfh ? PT_FH_FD(fi->fh) : -1, attr, valid, &st);
+
+	rq_end(&q, ret);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_attr(req, &st, s->attr_timeout);
+	if (!on)
+		return;
+	if (byfh)
+		q.r.fh = PT_FH_ID(fi->fh);
+	q.r.valid = (uint64_t)valid;
+	if (valid & FUSE_SET_ATTR_MODE)
+		q.r.mode = attr->st_mode;
+	if (valid & FUSE_SET_ATTR_UID)
+		q.r.owner_uid = attr->st_uid;
+	if (valid & FUSE_SET_ATTR_GID)
+		q.r.owner_gid = attr->st_gid;
+	if (valid & FUSE_SET_ATTR_SIZE)
+		q.r.size = (uint64_t)attr->st_size;
+	if ((valid & FUSE_SET_ATTR_ATIME) && !(valid & FUSE_SET_ATTR_ATIME_NOW))
+		q.r.atime = ts_ns(&attr->st_atim);
+	if ((valid & FUSE_SET_ATTR_MTIME) && !(valid & FUSE_SET_ATTR_MTIME_NOW))
+		q.r.mtime = ts_ns(&attr->st_mtim);
+	if (valid & FUSE_SET_ATTR_CTIME)
+		q.r.flags |= FSTAP_RF_KERNEL;
+	rq_emit(&q);
+}
+
+static void rec_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct scratch *sc = scratch_get(0);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_READLINK, ri);
+	int ret = sc ? pt_readlink(&s->fs, ri, sc->link, sizeof(sc->link)) : -ENOMEM;
+
+	if (ret == (int)sizeof(sc->link))
+		ret = -ENAMETOOLONG;
+	rq_end(&q, ret);
+	if (ret < 0) {
+		fuse_reply_err(req, -ret);
+	} else {
+		sc->link[ret] = '\0';
+		fuse_reply_readlink(req, sc->link);
+	}
+	if (!on)
+		return;
+	if (ret >= 0)
+		q.r.target = B(sc->link);
+	rq_emit(&q);
+}
+
+/* mknod, mkdir, symlink: an entry made by the caller. */
+static void finish_make(fuse_req_t req, struct rq *q, bool on, int ret, struct pt_entry *e)
+{
+	struct rec_session *s = SES(req);
+
+	rq_end(q, ret);
+	if (on && !ret)
+		q->r.child = e->ri->obj;
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		reply_entry(req, s, e);
+	if (on)
+		rq_emit(q);
+}
+
+static void rec_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      dev_t rdev)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct pt_cred c;
+	struct pt_entry e;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_MKNOD, pr);
+	int ret;
+
+	cred_of(req, &c);
+	ret = pt_mknod(&s->fs, &c, pr, name, mode, rdev, &e);
+	if (on) {
+		q.r.name = B(name);
+		q.r.mode = mode;
+		q.r.rdev = rdev;
+		q.r.umask = c.umask;
+	}
+	finish_make(req, &q, on, ret, &e);
+}
+
+static void rec_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct pt_cred c;
+	struct pt_entry e;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_MKDIR, pr);
+	int ret;
+
+	cred_of(req, &c);
+	ret = pt_mkdir(&s->fs, &c, pr, name, mode, &e);
+	if (on) {
+		q.r.name = B(name);
+		q.r.mode = mode;
+		q.r.umask = c.umask;
+	}
+	finish_make(req, &q, on, ret, &e);
+}
+
+static void rec_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct pt_cred c;
+	struct pt_entry e;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_SYMLINK, pr);
+	int ret;
+
+	cred_of(req, &c);
+	ret = pt_symlink(&s->fs, &c, link, pr, name, &e);
+	if (on) {
+		q.r.name = B(name);
+		q.r.target = B(link);
+	}
+	finish_make(req, &q, on, ret, &e);
+}
+
+static void rec_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino), *np = RI(s, newparent);
+	struct pt_entry e;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_LINK, ri);
+	int ret = pt_link(&s->fs, ri, np, newname, &e);
+
+	if (on) {
+		q.r.newparent = np->obj;
+		q.r.newname = B(newname);
+	}
+	rq_end(&q, ret);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		reply_entry(req, s, &e);
+	if (on)
+		rq_emit(&q);
+}
+
+static void rec_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_UNLINK, pr);
+	int ret = pt_unlink(&s->fs, pr, name);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.name = B(name);
+	rq_emit(&q);
+}
+
+static void rec_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_RMDIR, pr);
+	int ret = pt_rmdir(&s->fs, pr, name);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.name = B(name);
+	rq_emit(&q);
+}
+
+static void rec_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent), *np = RI(s, newparent);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_RENAME, pr);
+	int ret = pt_rename(&s->fs, pr, name, np, newname, flags);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.name = B(name);
+	q.r.newparent = np->obj;
+	q.r.newname = B(newname);
+	q.r.flags_arg = flags;
+	rq_emit(&q);
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+static void rec_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	uint64_t fh = 0;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_OPEN, ri);
+	int ret = pt_open(&s->fs, ri, fi->flags, &fh);
+
+	rq_end(&q, ret);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+	} else {
+		fill_open(s, fi, fh);
+		if (fuse_reply_open(req, fi) == -ENOENT)
+			pt_release(fh);
+	}
+	if (!on)
+		return;
+	q.r.flags_arg = (uint64_t)(unsigned)fi->flags;
+	q.r.fh = PT_FH_ID(fh);
+	rq_emit(&q);
+}
+
+static void rec_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		       struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *pr = RI(s, parent);
+	struct pt_cred c;
+	struct pt_entry e;
+	uint64_t fh = 0;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_CREATE, pr);
+	int ret;
+
+	cred_of(req, &c);
+	ret = pt_create(&s->fs, &c, pr, name, mode, fi->flags, &e, &fh);
+	rq_end(&q, ret);
+	if (on && !ret) {
+		q.r.child = e.ri->obj;
+		q.r.fh = PT_FH_ID(fh);
+	}
+	if (ret) {
+		fuse_reply_err(req, -ret);
+	} else {
+		struct fuse_entry_param fe;
+
+		memset(&fe, 0, sizeof(fe));
+		fe.ino = NODEID(s, e.ri);
+		fe.attr = e.st;
+		fe.attr_timeout = s->attr_timeout;
+		fe.entry_timeout = s->entry_timeout;
+		fill_open(s, fi, fh);
+		if (fuse_reply_create(req, &fe, fi) == -ENOENT) {
+			pt_release(fh);
+			pt_forget(&s->fs, e.ri, 1);
+		}
+	}
+	if (!on)
+		return;
+	q.r.name = B(name);
+	q.r.mode = mode;
+	q.r.umask = c.umask;
+	q.r.flags_arg = (uint64_t)(unsigned)fi->flags;
+	rq_emit(&q);
+}
+
+static void rec_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct scratch *sc = scratch_get(size);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_READ, RI(s, ino));
+	ssize_t ret = sc ? pt_read(fi->fh, sc->io, size, off) : -ENOMEM;
+
+	rq_end(&q, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_buf(req, sc->io, (size_t)ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	q.r.offset = (uint64_t)off;
+	q.r.size = size;
+	rq_emit(&q);
+}
+
+static void rec_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct scratch *sc = PT_FH_DIRECT(fi->fh) ? scratch_get(size) : NULL;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_WRITE, RI(s, ino));
+	ssize_t ret = pt_write(fi->fh, buf, size, off, sc ? sc->io : NULL);
+
+	rq_end(&q, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_write(req, (size_t)ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	q.r.offset = (uint64_t)off;
+	q.r.size = size;
+	if (fi->writepage)
+		q.r.flags |= FSTAP_RF_KERNEL;
+	rq_emit(&q);
+}
+
+static void rec_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_FLUSH, RI(SES(req), ino));
+	int ret = pt_flush(fi->fh);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	rq_emit(&q);
+}
+
+static void rec_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_RELEASE, RI(SES(req), ino));
+	int ret = pt_release(fi->fh);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	q.r.flags_arg = (uint64_t)(unsigned)fi->flags;
+	rq_emit(&q);
+}
+
+static void rec_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct rq q;
+	bool on = rq_begin(&q, req, datasync ? FSTAP_OP_FDATASYNC : FSTAP_OP_FSYNC,
+			   RI(SES(req), ino));
+	int ret = pt_fsync(fi->fh, datasync);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	rq_emit(&q);
+}
+
+/* ---- directories -------------------------------------------------------- */
+
+static void rec_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct pt_dir *d = NULL;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_OPENDIR, ri);
+	int ret = pt_opendir(&s->fs, ri, &d);
+
+	rq_end(&q, ret);
+	if (on && d)
+		q.r.fh = d->id;
+	if (ret) {
+		fuse_reply_err(req, -ret);
+	} else {
+		fi->fh = (uint64_t)(uintptr_t)d;
+		if (s->cache == REC_CACHE_KERNEL)
+			fi->cache_readdir = 1;
+		if (fuse_reply_open(req, fi) == -ENOENT)
+			pt_releasedir(d);
+	}
+	if (!on)
+		return;
+	q.r.flags_arg = (uint64_t)(unsigned)fi->flags;
+	rq_emit(&q);
+}
+
+/* Object ids of the listed entries; with --snapshot=touched, the state of new ones. */
+static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struct fstap_rec *r,
+			    struct scratch *sc, uint32_t n, bool touched)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct fstap_dirent *ent = &sc->ents[i];
+		bool newobj = false;
+
+		if (ent->name.len <= 2 && ent->name.ptr[0] == '.' &&
+		    (ent->name.len == 1 || ent->name.ptr[1] == '.')) {
+			if (ent->name.len == 1)
+				ent->obj = r->obj;
+			continue;
+		}
+		ent->obj = itable_obj_of(&s->fs.it, (ino_t)ent->ino, touched, &newobj);
+		if (newobj) {
+			struct stat st;
+			char name[NAME_MAX + 1];
+
+			memcpy(name, ent->name.ptr, ent->name.len);
+			name[ent->name.len] = '\0';
+			if (!sc->snap && !(sc->snap = malloc(sizeof(*sc->snap))))
+				continue;
+			if (!fstatat(dirfd(d->dp), name, &st, AT_SYMLINK_NOFOLLOW))
+				snap_inode(sc->snap, dirfd(d->dp), name, &st, ent->obj, emit_cb, s);
+			snap_dentry(r->obj, name, ent->obj, emit_cb, s);
+		}
+	}
+}
+
+static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct rec_session *s = SES(req);
+	struct pt_dir *d = (struct pt_dir *)(uintptr_t)fi->fh;
+	struct scratch *sc = scratch_get(0);
+	struct pt_dirent_out de;
+	size_t pos = 0, npos = 0;
+	uint32_t n = 0;
+	off_t o = off;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_READDIR, RI(s, ino));
+	bool touched = s->snapshot == REC_SNAP_TOUCHED;
+	int ret = 0;
+
+	if (!sc) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (size > DBUF_SIZE)
+		size = DBUF_SIZE;
+	for (;;) {
+		struct stat st;
+		size_t len;
+
+		ret = pt_readdir_next(d, o, &de);
+		if (ret <= 0)
+			break;
+		memset(&st, 0, sizeof(st));
+		st.st_ino = de.ino;
+		st.st_mode = (mode_t)de.type << 12;
+		len = fuse_add_direntry(req, sc->dbuf + pos, size - pos, de.name, &st, de.next_off);
+		if (len > size - pos)
+			break;
+		if (on) {
+			size_t nl = strlen(de.name);
+			struct fstap_dirent *ent = &sc->ents[n];
+
+			memcpy(sc->names + npos, de.name, nl);
+			ent->name.ptr = (const uint8_t *)sc->names + npos;
+			ent->name.len = (uint32_t)nl;
+			ent->ino = de.ino;
+			ent->type = de.type;
+			ent->obj = 0;
+			npos += nl;
+			n++;
+		}
+		pos += len;
+		o = de.next_off;
+		pt_readdir_consume(d);
+	}
+	if (ret < 0 && pos > 0)
+		ret = 0;	/* return what was read; the error comes again next time */
+	rq_end(&q, ret < 0 ? ret : (int64_t)n);
+	/* the record is completed before the reply: then a RELEASEDIR may free d */
+	if (on) {
+		q.r.fh = d->id;
+		q.r.offset = (uint64_t)off;
+		q.r.size = size;
+		if (ret >= 0) {
+			readdir_objects(s, d, &q.r, sc, n, touched);
+			q.r.nentries = n;
+			q.r.entries = sc->ents;
+		}
+	}
+	if (ret < 0)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_buf(req, sc->dbuf, pos);
+	if (on)
+		rq_emit(&q);
+}
+
+static void rec_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct pt_dir *d = (struct pt_dir *)(uintptr_t)fi->fh;
+	uint64_t id = d->id;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_RELEASEDIR, RI(SES(req), ino));
+	int ret = pt_releasedir(d);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.fh = id;
+	rq_emit(&q);
+}
+
+static void rec_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			 struct fuse_file_info *fi)
+{
+	struct pt_dir *d = (struct pt_dir *)(uintptr_t)fi->fh;
+	uint64_t id = d->id;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_FSYNCDIR, RI(SES(req), ino));
+	int ret = pt_fsyncdir(d, datasync);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.fh = id;
+	q.r.flags_arg = (uint64_t)datasync;
+	rq_emit(&q);
+}
+
+/* ---- the rest ----------------------------------------------------------- */
+
+static void rec_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct statvfs sv;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_STATFS, ri);
+	int ret = pt_statfs(&s->fs, ri, &sv);
+
+	rq_end(&q, ret);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_statfs(req, &sv);
+	if (on)
+		rq_emit(&q);
+}
+
+static void rec_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct pt_cred c;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_ACCESS, ri);
+	int ret;
+
+	cred_of(req, &c);
+	ret = pt_access(&s->fs, &c, ri, mask);
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.mode = (uint64_t)mask;
+	rq_emit(&q);
+}
+
+static bool kernel_xattr(const char *name)
+{
+	return !strcmp(name, "security.capability");
+}
+
+static void rec_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+			 size_t size, int flags)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_SETXATTR, ri);
+	int ret = pt_setxattr(&s->fs, ri, name, value, size, flags);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.name = B(name);
+	q.r.size = size;
+	q.r.flags_arg = (uint64_t)(unsigned)flags;
+	rq_emit(&q);
+}
+
+static void rec_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct scratch *sc = scratch_get(size);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_GETXATTR, ri);
+	ssize_t ret = sc ? pt_getxattr(&s->fs, ri, name, size ? sc->io : NULL, size) : -ENOMEM;
+
+	rq_end(&q, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)ret);
+	else
+		fuse_reply_buf(req, sc->io, (size_t)ret);
+	if (!on)
+		return;
+	q.r.name = B(name);
+	q.r.size = size;
+	if (kernel_xattr(name))
+		q.r.flags |= FSTAP_RF_KERNEL;
+	rq_emit(&q);
+}
+
+static void rec_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct scratch *sc = scratch_get(size);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_LISTXATTR, ri);
+	ssize_t ret = sc ? pt_listxattr(&s->fs, ri, size ? sc->io : NULL, size) : -ENOMEM;
+
+	rq_end(&q, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)ret);
+	else
+		fuse_reply_buf(req, sc->io, (size_t)ret);
+	if (!on)
+		return;
+	q.r.size = size;
+	rq_emit(&q);
+}
+
+static void rec_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct rec_session *s = SES(req);
+	struct rinode *ri = RI(s, ino);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_REMOVEXATTR, ri);
+	int ret = pt_removexattr(&s->fs, ri, name);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.name = B(name);
+	rq_emit(&q);
+}
+
+static void rec_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+			  struct fuse_file_info *fi)
+{
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_FALLOCATE, RI(SES(req), ino));
+	int ret = pt_fallocate(fi->fh, mode, off, len);
+
+	rq_end(&q, ret);
+	fuse_reply_err(req, -ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	q.r.flags_arg = (uint64_t)(unsigned)mode;
+	q.r.offset = (uint64_t)off;
+	q.r.size = (uint64_t)len;
+	rq_emit(&q);
+}
+
+static void rec_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+				struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+				struct fuse_file_info *fi_out, size_t len, int flags)
+{
+	struct rec_session *s = SES(req);
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_COPY_FILE_RANGE, RI(s, ino_in));
+	ssize_t ret = pt_copy_file_range(fi_in->fh, off_in, fi_out->fh, off_out, len,
+					 (unsigned)flags);
+
+	rq_end(&q, ret);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_write(req, (size_t)ret);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi_in->fh);
+	q.r.offset = (uint64_t)off_in;
+	q.r.obj2 = RI(s, ino_out)->obj;
+	q.r.fh2 = PT_FH_ID(fi_out->fh);
+	q.r.offset2 = (uint64_t)off_out;
+	q.r.size = len;
+	q.r.flags_arg = (uint64_t)(unsigned)flags;
+	rq_emit(&q);
+}
+
+static void rec_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		      struct fuse_file_info *fi)
+{
+	off_t res = 0;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_LSEEK, RI(SES(req), ino));
+	int ret = pt_lseek(fi->fh, off, whence, &res);
+
+	rq_end(&q, ret < 0 ? ret : (int64_t)res);
+	if (ret < 0)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_lseek(req, res);
+	if (!on)
+		return;
+	q.r.fh = PT_FH_ID(fi->fh);
+	q.r.offset = (uint64_t)off;
+	q.r.whence = (uint64_t)whence;
+	rq_emit(&q);
+}
+
+void rec_session_set_cache(struct rec_session *s, enum rec_cache mode)
+{
+	s->cache = mode;
+	s->entry_timeout = s->attr_timeout = s->neg_timeout = 0;
+	s->direct_io = s->keep_cache = s->writeback = false;
+	switch (mode) {
+	case REC_CACHE_ALL:
+		break;
+	case REC_CACHE_DIRECT:
+		s->direct_io = true;
+		/* fall through */
+	case REC_CACHE_CALLS:
+		s->entry_timeout = 86400;
+		break;
+	case REC_CACHE_KERNEL:
+		s->entry_timeout = s->attr_timeout = s->neg_timeout = 86400;
+		s->keep_cache = true;
+		s->writeback = true;
+		break;
+	default:
+		break;
+	}
+}
+
+const struct fuse_lowlevel_ops rec_ops = {
+	.init = rec_init,
+	.lookup = rec_lookup,
+	.forget = rec_forget,
+	.forget_multi = rec_forget_multi,
+	.getattr = rec_getattr,
+	.setattr = rec_setattr,
+	.readlink = rec_readlink,
+	.mknod = rec_mknod,
+	.mkdir = rec_mkdir,
+	.unlink = rec_unlink,
+	.rmdir = rec_rmdir,
+	.symlink = rec_symlink,
+	.rename = rec_rename,
+	.link = rec_link,
+	.open = rec_open,
+	.read = rec_read,
+	.write = rec_write,
+	.flush = rec_flush,
+	.release = rec_release,
+	.fsync = rec_fsync,
+	.opendir = rec_opendir,
+	.readdir = rec_readdir,
+	.releasedir = rec_releasedir,
+	.fsyncdir = rec_fsyncdir,
+	.statfs = rec_statfs,
+	.setxattr = rec_setxattr,
+	.getxattr = rec_getxattr,
+	.listxattr = rec_listxattr,
+	.removexattr = rec_removexattr,
+	.access = rec_access,
+	.create = rec_create,
+	.fallocate = rec_fallocate,
+	.copy_file_range = rec_copy_file_range,
+	.lseek = rec_lseek,
+};

@@ -1,0 +1,505 @@
+/*
+ * record.c: one recording session from start to end: check the directories,
+ * open the backing directory (before the mount covers it, for an in-place
+ * mount), open the trace and write its metadata, take the snapshot, mount,
+ * run the multi-threaded FUSE loop (and the command, if any), and on the
+ * way out unmount, stop the writer, write the footer and report.
+ *
+ * Errors the user can fix get one clear line: a missing backing directory,
+ * a stale FUSE mount and how to clear it, /dev/fuse missing, permissions,
+ * an unwritable trace path.
+ *
+ * Not here: the handlers (rec_ops.c), the file-system work (passthrough.c),
+ * the writer thread (recbuf.c), the command line (src/cli/cmd-record.c).
+ */
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fstap/log.h"
+#include "fstap/trace.h"
+#include "record/record.h"
+#include "record/record_i.h"
+#include "record/snapshot_i.h"
+
+const char *const rec_cache_names[REC_CACHE_NR] = { "all", "calls", "direct", "kernel" };
+const char *const rec_snapshot_names[REC_SNAP_NR] = { "full", "touched", "none" };
+
+#define CHUNK_SIZE (256u * 1024)
+#define CHUNKS 64
+
+/* ---- checks ------------------------------------------------------------- */
+
+static int dir_error(const char *role, const char *path, int err)
+{
+	if (err == ENOTCONN)
+		return fstap_error(-err, "%s '%s' is a stale FUSE mount (Transport endpoint is "
+				   "not connected): clear it with 'fusermount3 -u %s'",
+				   role, path, path);
+	if (err == ENOENT)
+		return fstap_error(-err, "%s '%s' does not exist", role, path);
+	if (err == ENOTDIR)
+		return fstap_error(-err, "%s '%s' is not a directory", role, path);
+	return fstap_error(-err, "cannot open %s '%s': %s", role, path, strerror(err));
+}
+
+static int open_dir(const char *role, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return dir_error(role, path, errno);
+	return fd;
+}
+
+static const char *fs_type_name(unsigned long t, char *buf, size_t size)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} types[] = {
+		{ 0xEF53, "ext4" }, { 0x58465342, "xfs" }, { 0x9123683E, "btrfs" },
+		{ 0x01021994, "tmpfs" }, { 0x65735546, "fuse" }, { 0x6969, "nfs" },
+		{ 0x794c7630, "overlay" }, { 0xF2F52010, "f2fs" }, { 0x2fc12fc1, "zfs" },
+		{ 0x858458f6, "ramfs" }, { 0x4d44, "vfat" }, { 0x5346544e, "ntfs" },
+		{ 0xFF534D42, "cifs" }, { 0x01161970, "gfs2" }, { 0x6a656a63, "virtiofs" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].magic == t)
+			return types[i].name;
+	snprintf(buf, size, "0x%lx", t);
+	return buf;
+}
+
+/* ---- metadata ----------------------------------------------------------- */
+
+static json_t *argv_json(int argc, char **argv)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; argv && i < argc && argv[i]; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+static char *metadata(const struct record_opts *o, const struct rec_session *s,
+		      int root_fd, const char *mntopts, unsigned threads)
+{
+	struct utsname u;
+	struct statfs sf;
+	char host[256] = "", tbuf[32], path[PATH_MAX];
+	json_t *root = json_object(), *k = json_object(), *rec = json_object();
+	char *text;
+	int n = 0;
+
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(root, "tool", json_string("fstap record"));
+	json_object_set_new(root, "fstap_version", json_string(PACKAGE_VERSION));
+	json_object_set_new(root, "host", json_string(host));
+	if (uname(&u) == 0) {
+		json_object_set_new(k, "sysname", json_string(u.sysname));
+		json_object_set_new(k, "release", json_string(u.release));
+		json_object_set_new(k, "version", json_string(u.version));
+		json_object_set_new(k, "machine", json_string(u.machine));
+	}
+	json_object_set_new(root, "kernel", k);
+	json_object_set_new(root, "backing", json_string(realpath(o->backing, path) ? path
+							 : o->backing));
+	json_object_set_new(root, "mountpoint", json_string(realpath(o->mountpoint, path) ? path
+							    : o->mountpoint));
+	json_object_set_new(root, "in_place", json_boolean(!strcmp(o->backing, o->mountpoint)));
+	if (fstatfs(root_fd, &sf) == 0) {
+		json_object_set_new(root, "backing_fs",
+				    json_string(fs_type_name((unsigned long)sf.f_type, tbuf,
+							     sizeof(tbuf))));
+		json_object_set_new(root, "backing_fs_bsize", json_integer(sf.f_bsize));
+	}
+	json_object_set_new(root, "mount_options", json_string(mntopts));
+	json_object_set_new(rec, "cache", json_string(rec_cache_names[o->cache]));
+	json_object_set_new(rec, "snapshot", json_string(rec_snapshot_names[o->snapshot]));
+	json_object_set_new(rec, "entry_timeout", json_real(s->entry_timeout));
+	json_object_set_new(rec, "attr_timeout", json_real(s->attr_timeout));
+	json_object_set_new(rec, "negative_timeout", json_real(s->neg_timeout));
+	json_object_set_new(rec, "direct_io", json_boolean(s->direct_io));
+	json_object_set_new(rec, "keep_cache", json_boolean(s->keep_cache));
+	json_object_set_new(rec, "writeback_cache", json_boolean(s->writeback));
+	json_object_set_new(rec, "threads", json_integer(threads));
+	json_object_set_new(rec, "chunk_size", json_integer(CHUNK_SIZE));
+	json_object_set_new(root, "recorder", rec);
+	json_object_set_new(root, "command_line", argv_json(o->argc, o->argv));
+	if (o->command) {
+		while (o->command[n])
+			n++;
+		json_object_set_new(root, "command", argv_json(n, o->command));
+	}
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(root);
+	return text;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+struct runner {
+	pid_t pid;
+	int status;
+	const char *mountpoint;
+	pthread_t thread;
+};
+
+static void unmount_now(const char *mountpoint)
+{
+	if (umount2(mountpoint, 0) == 0 || errno == EINVAL || errno == ENOENT)
+		return;
+	if (errno == EBUSY) {
+		fstap_warn("'%s' is still in use: detaching it (lazy unmount)", mountpoint);
+		if (umount2(mountpoint, MNT_DETACH) == 0)
+			return;
+	}
+	fstap_warn("cannot unmount '%s': %s", mountpoint, strerror(errno));
+}
+
+/* Waits for the command, then unmounts, which ends the FUSE loop. */
+static void *runner_main(void *arg)
+{
+	struct runner *r = arg;
+
+	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+		;
+	unmount_now(r->mountpoint);
+	return NULL;
+}
+
+static int start_command(struct runner *r, char **cmd, const char *mountpoint)
+{
+	char cwd[PATH_MAX];
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return fstap_error(-errno, "cannot run '%s': %s", cmd[0], strerror(errno));
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		/* an in-place mount covers the directory we are in: step onto it */
+		if (getcwd(cwd, sizeof(cwd)) && chdir(cwd) < 0)
+			_exit(126);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "fstap: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	r->pid = pid;
+	r->mountpoint = mountpoint;
+	if (pthread_create(&r->thread, NULL, runner_main, r)) {
+		waitpid(pid, &r->status, 0);
+		return fstap_error(-EAGAIN, "cannot start a thread");
+	}
+	return 0;
+}
+
+/* ---- status line -------------------------------------------------------- */
+
+struct status {
+	struct rec_session *s;
+	const char *trace;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop, shown;
+};
+
+static void *status_main(void *arg)
+{
+	struct status *st = arg;
+	unsigned long long last = 0;
+
+	pthread_mutex_lock(&st->lock);
+	while (!st->stop) {
+		struct timespec ts;
+		struct stat sb;
+		unsigned long long n;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&st->cond, &st->lock, &ts);
+		if (st->stop)
+			break;
+		n = atomic_load(&st->s->nreq);
+		if (st->trace && stat(st->trace, &sb) < 0)
+			sb.st_size = 0;
+		fprintf(stderr, "\rfstap: %llu requests/s, %llu total, trace %.1f MiB, lost %llu   ",
+			n - last, n, st->trace ? (double)sb.st_size / 1048576.0 : 0.0,
+			st->s->rb ? (unsigned long long)recbuf_lost(st->s->rb) : 0ull);
+		st->shown = true;
+		last = n;
+	}
+	if (st->shown)
+		fputc('\n', stderr);
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+/* ---- the session -------------------------------------------------------- */
+
+static void writer_emit(const struct fstap_rec *r, void *arg)
+{
+	fstap_writer_add(arg, r);
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static unsigned cache_slots(void)
+{
+	struct rlimit rl;
+	unsigned long n = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur / 4;
+	if (n > 8192)
+		n = 8192;
+	return (unsigned)(n < 64 ? 64 : n);
+}
+
+int record_run(const struct record_opts *o)
+{
+	struct rec_session *s;
+	struct fstap_writer *w = NULL;
+	struct fstap_trace_info info;
+	struct fuse_session *se = NULL;
+	struct fuse_loop_config *cfg = NULL;
+	struct runner runner = { .pid = 0 };
+	struct status status;
+	char mntopts[PATH_MAX + 128], *meta = NULL;
+	const char *fsname = o->backing;
+	unsigned threads = o->threads ? o->threads : 16;
+	bool in_place = !strcmp(o->backing, o->mountpoint);
+	bool status_on = false;
+	int root_fd = -1, mfd, ret, exit_code = 1;
+	uint64_t lost = 0;
+	struct stat sb, sb_root;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fstap_error(1, "out of memory");
+	rec_session_set_cache(s, o->cache);
+	s->snapshot = o->trace ? o->snapshot : REC_SNAP_NONE;
+
+	root_fd = open_dir("backing directory", o->backing);
+	if (root_fd < 0)
+		goto out;
+	if (!in_place) {
+		mfd = open_dir("mount point", o->mountpoint);
+		if (mfd < 0)
+			goto out;
+		close(mfd);
+	}
+	if (stat("/dev/fuse", &sb) < 0) {
+		fstap_error(-errno, "/dev/fuse is missing: load the fuse module (modprobe fuse) "
+			    "or run where FUSE is available");
+		goto out;
+	}
+	if (access("/dev/fuse", R_OK | W_OK) < 0) {
+		fstap_error(-errno, "cannot use /dev/fuse: %s", strerror(errno));
+		goto out;
+	}
+	umask(0);	/* the kernel has applied the caller's umask already */
+	raise_nofile();
+	ret = pt_fs_init(&s->fs, root_fd, cache_slots());
+	if (ret < 0) {
+		fstap_error(ret, "cannot serve '%s': %s", o->backing, strerror(-ret));
+		goto out;
+	}
+	if (!s->fs.it.use_handles)
+		fstap_warn("'%s' does not support file handles: one descriptor is kept per "
+			   "known file", o->backing);
+
+	if (strpbrk(fsname, ",\\"))
+		fsname = "fstap";
+	snprintf(mntopts, sizeof(mntopts), "%sdefault_permissions,fsname=%s,subtype=fstap",
+		 geteuid() == 0 ? "allow_other," : "", fsname);
+
+	if (o->trace) {
+		memset(&info, 0, sizeof(info));
+		s->start_mono = rec_now_ns();
+		info.version_major = FSTAP_VERSION_MAJOR;
+		info.version_minor = FSTAP_VERSION_MINOR;
+		info.start_realtime_ns = realtime_ns();
+		info.start_monotonic_ns = s->start_mono;
+		meta = metadata(o, s, root_fd, mntopts, threads);
+		info.metadata_json = meta;
+		ret = fstap_writer_open(&w, o->trace, &info, CHUNK_SIZE);
+		if (ret < 0) {
+			fstap_error(ret, "cannot write trace '%s': %s", o->trace, strerror(-ret));
+			w = NULL;
+			goto out_fs;
+		}
+		if (o->snapshot == REC_SNAP_FULL) {
+			uint64_t n = 0, t0 = rec_now_ns();
+
+			ret = snap_walk(&s->fs, writer_emit, w, &n);
+			if (ret < 0)
+				fstap_warn("snapshot of '%s' is incomplete: %s", o->backing,
+					   strerror(-ret));
+			fstap_debug("snapshot: %" PRIu64 " objects in %.3f s", n,
+				    (double)(rec_now_ns() - t0) / 1e9);
+		} else if (o->snapshot == REC_SNAP_TOUCHED) {
+			struct snapbuf *snapb = malloc(sizeof(*snapb));
+
+			/* the root is touched by every path */
+			if (snapb && fstat(root_fd, &sb_root) == 0)
+				snap_inode(snapb, root_fd, ".", &sb_root, FSTAP_ROOT_OBJ, writer_emit,
+					   w);
+			free(snapb);
+		}
+		{
+			struct recbuf_opts ro = { CHUNK_SIZE, CHUNKS, 1000 };
+
+			ret = recbuf_start(&s->rb, w, s->start_mono, &ro);
+			if (ret < 0) {
+				fstap_error(ret, "cannot start the trace writer: %s", strerror(-ret));
+				goto out_fs;
+			}
+		}
+	}
+
+	{
+		char *args[] = { (char *)"fstap", (char *)"-o", mntopts, (char *)"-d", NULL };
+		struct fuse_args fa = FUSE_ARGS_INIT(o->fuse_debug ? 4 : 3, args);
+
+		se = fuse_session_new(&fa, &rec_ops, sizeof(rec_ops), s);
+		fuse_opt_free_args(&fa);
+	}
+	if (!se) {
+		fstap_error(-EINVAL, "cannot create the FUSE session");
+		goto out_rec;
+	}
+	if (fuse_set_signal_handlers(se) != 0) {
+		fstap_error(-EINVAL, "cannot set signal handlers");
+		goto out_se;
+	}
+	if (fuse_session_mount(se, o->mountpoint) != 0) {
+		fstap_error(-EIO, "cannot mount on '%s' (see the message above)", o->mountpoint);
+		goto out_sig;
+	}
+	fstap_debug("mounted '%s' on '%s' (cache=%s)", o->backing, o->mountpoint,
+		    rec_cache_names[o->cache]);
+
+	if (o->command && start_command(&runner, o->command, o->mountpoint) < 0) {
+		fuse_session_unmount(se);
+		goto out_sig;
+	}
+	if (o->trace && isatty(2) && fstap_verbosity >= 0 && !o->command) {
+		memset(&status, 0, sizeof(status));
+		status.s = s;
+		status.trace = strcmp(o->trace, "-") ? o->trace : NULL;
+		pthread_mutex_init(&status.lock, NULL);
+		pthread_cond_init(&status.cond, NULL);
+		status_on = !pthread_create(&status.thread, NULL, status_main, &status);
+	}
+
+	cfg = fuse_loop_cfg_create();
+	if (!cfg) {
+		fstap_error(-ENOMEM, "out of memory");
+		ret = -1;
+	} else {
+		fuse_loop_cfg_set_clone_fd(cfg, 0);
+		fuse_loop_cfg_set_max_threads(cfg, threads);
+		fuse_loop_cfg_set_idle_threads(cfg, threads);
+		ret = fuse_session_loop_mt(se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	if (status_on) {
+		pthread_mutex_lock(&status.lock);
+		status.stop = true;
+		pthread_cond_signal(&status.cond);
+		pthread_mutex_unlock(&status.lock);
+		pthread_join(status.thread, NULL);
+	}
+	exit_code = ret == 0 ? 0 : 1;
+	if (ret != 0)
+		fstap_error(-EIO, "the FUSE session ended with an error (%d)", ret);
+	fuse_session_unmount(se);
+	if (runner.pid) {
+		if (pthread_join(runner.thread, NULL) == 0) {
+			if (WIFEXITED(runner.status))
+				exit_code = WEXITSTATUS(runner.status);
+			else if (WIFSIGNALED(runner.status))
+				exit_code = 128 + WTERMSIG(runner.status);
+		}
+	}
+out_sig:
+	fuse_remove_signal_handlers(se);
+out_se:
+	fuse_session_destroy(se);
+out_rec:
+	if (s->rb) {
+		uint64_t records = recbuf_records(s->rb);
+
+		lost = recbuf_stop(s->rb);
+		s->rb = NULL;
+		fstap_debug("%" PRIu64 " records, %" PRIu64 " lost", records, lost);
+	}
+out_fs:
+	if (w) {
+		ret = fstap_writer_close(w, rec_now_ns() - s->start_mono, false);
+		if (ret < 0) {
+			const char *m = fstap_writer_errmsg(w);
+
+			fstap_error(ret, "the trace '%s' is incomplete: %s (%" PRIu64 " records lost)",
+				    o->trace, m && *m ? m : strerror(-ret), lost);
+			if (exit_code == 0)
+				exit_code = 1;
+		} else if (lost) {
+			/* never silent, not even with -q */
+			fprintf(stderr, "fstap: warning: %" PRIu64 " records were lost (the trace "
+				"could not keep up); the trace counts them\n", lost);
+		}
+		fstap_writer_free(w);
+	}
+	pt_fs_release(&s->fs);
+out:
+	if (root_fd >= 0)
+		close(root_fd);
+	free(meta);
+	free(s);
+	return exit_code;
+}

@@ -1,0 +1,34 @@
+/*
+ * snapshot_i.h: the initial-state records of the recorder (snapshot.c).
+ */
+#ifndef FSTAP_SNAPSHOT_I_H
+#define FSTAP_SNAPSHOT_I_H
+
+#include <limits.h>
+
+#include "record/record_i.h"
+
+#define SNAP_XATTRS_MAX 256
+#define SNAP_EXTENTS_MAX 1024
+
+/* Scratch space for one state record (about 200 KiB): one per thread. */
+struct snapbuf {
+	char target[PATH_MAX];
+	char xlist[65536];
+	char xvals[65536];
+	struct fstap_xattr xattrs[SNAP_XATTRS_MAX];
+	struct fstap_extent extents[SNAP_EXTENTS_MAX];
+};
+
+typedef void (*snap_emit_fn)(const struct fstap_rec *rec, void *arg);
+
+/* Emits the STATE_INODE record of (dirfd, name), whose stat is st, as obj. */
+int snap_inode(struct snapbuf *sb, int dirfd, const char *name, const struct stat *st,
+	       uint64_t obj, snap_emit_fn emit, void *arg);
+/* Emits a STATE_DENTRY record: name in directory parent is child. */
+void snap_dentry(uint64_t parent, const char *name, uint64_t child, snap_emit_fn emit,
+		 void *arg);
+/* Walks the backing tree: every object and name. *count: objects described. */
+int snap_walk(struct pt_fs *fs, snap_emit_fn emit, void *arg, uint64_t *count);
+
+#endif

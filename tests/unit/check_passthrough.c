@@ -1,0 +1,226 @@
+/*
+ * check_passthrough.c: the recorder's pt_* operations and inode table on a
+ * temporary directory, without FUSE: results and errno match the system
+ * calls they stand for, inode identity and object ids behave, and the
+ * descriptor cache stays bounded.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "record/record_i.h"
+
+static char tmpdir[64];
+static int root_fd = -1;
+static struct pt_fs fs;
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/fstap-pt-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	root_fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(root_fd, 0);
+	ck_assert_int_eq(pt_fs_init(&fs, root_fd, 16), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	pt_fs_release(&fs);
+	close(root_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_passthrough_create_write_read)
+{
+	struct pt_entry e, e2;
+	uint64_t fh;
+	char buf[16];
+
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "f", 0640, O_RDWR, &e, &fh), 0);
+	ck_assert(S_ISREG(e.st.st_mode));
+	ck_assert_int_eq(e.st.st_mode & 07777, 0640);
+	ck_assert_int_gt(e.ri->obj, FSTAP_ROOT_OBJ);
+	ck_assert_int_eq(pt_write(fh, "hello", 5, 0, NULL), 5);
+	ck_assert_int_eq(pt_read(fh, buf, sizeof(buf), 1), 4);
+	ck_assert(!memcmp(buf, "ello", 4));
+	ck_assert_int_eq(pt_flush(fh), 0);
+	ck_assert_int_eq(pt_release(fh), 0);
+	/* the same inode again: the same table entry and object */
+	ck_assert_int_eq(pt_lookup(&fs, pt_root(&fs), "f", &e2), 0);
+	ck_assert_ptr_eq(e2.ri, e.ri);
+	ck_assert_int_eq(e2.st.st_size, 5);
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "f", 0640, O_RDWR | O_EXCL, &e2, &fh),
+			 -EEXIST);
+	pt_forget(&fs, e.ri, 2);
+}
+END_TEST
+
+START_TEST(test_passthrough_errors)
+{
+	struct pt_entry e, d;
+
+	ck_assert_int_eq(pt_lookup(&fs, pt_root(&fs), "missing", &e), -ENOENT);
+	ck_assert_int_eq(pt_unlink(&fs, pt_root(&fs), "missing"), -ENOENT);
+	ck_assert_int_eq(pt_mkdir(&fs, NULL, pt_root(&fs), "d", 0755, &d), 0);
+	ck_assert_int_eq(pt_mkdir(&fs, NULL, pt_root(&fs), "d", 0755, &e), -EEXIST);
+	ck_assert_int_eq(pt_mkdir(&fs, NULL, d.ri, "sub", 0755, &e), 0);
+	ck_assert_int_eq(pt_rmdir(&fs, pt_root(&fs), "d"), -ENOTEMPTY);
+	ck_assert_int_eq(pt_getxattr(&fs, d.ri, "user.none", NULL, 0), -ENODATA);
+	ck_assert_int_eq(pt_rmdir(&fs, d.ri, "sub"), 0);
+	pt_forget(&fs, e.ri, 1);
+	ck_assert_int_eq(pt_rmdir(&fs, pt_root(&fs), "d"), 0);
+	pt_forget(&fs, d.ri, 1);
+}
+END_TEST
+
+START_TEST(test_passthrough_rename_flags_link_symlink)
+{
+	struct pt_entry a, b, l, s;
+	uint64_t fh;
+	char buf[64];
+
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "a", 0600, O_WRONLY, &a, &fh), 0);
+	pt_release(fh);
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "b", 0600, O_WRONLY, &b, &fh), 0);
+	pt_release(fh);
+	ck_assert_int_eq(pt_rename(&fs, pt_root(&fs), "a", pt_root(&fs), "b", RENAME_NOREPLACE),
+			 -EEXIST);
+	ck_assert_int_eq(pt_rename(&fs, pt_root(&fs), "a", pt_root(&fs), "b", RENAME_EXCHANGE), 0);
+	ck_assert_int_eq(pt_link(&fs, a.ri, pt_root(&fs), "hard", &l), 0);
+	ck_assert_ptr_eq(l.ri, a.ri);
+	ck_assert_int_eq(l.st.st_nlink, 2);
+	ck_assert_int_eq(pt_symlink(&fs, NULL, "target/x", pt_root(&fs), "sym", &s), 0);
+	ck_assert(S_ISLNK(s.st.st_mode));
+	ck_assert_int_eq(pt_readlink(&fs, s.ri, buf, sizeof(buf)), 8);
+	ck_assert(!memcmp(buf, "target/x", 8));
+	/* rename over b: b's inode is deleted, a later inode may reuse its number */
+	ck_assert_int_eq(pt_rename(&fs, pt_root(&fs), "hard", pt_root(&fs), "a", 0), 0);
+}
+END_TEST
+
+START_TEST(test_passthrough_setattr_and_xattrs)
+{
+	struct pt_entry e;
+	struct stat a, st;
+	uint64_t fh;
+	char val[16];
+	char list[64];
+
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "x", 0644, O_RDWR, &e, &fh), 0);
+	memset(&a, 0, sizeof(a));
+	a.st_mode = 0600;
+	a.st_size = 12345;
+	a.st_mtim.tv_sec = 1000000000;
+	ck_assert_int_eq(pt_setattr(&fs, e.ri, -1, &a,
+				    FSTAP_SET_MODE | FSTAP_SET_SIZE | FSTAP_SET_MTIME, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(st.st_size, 12345);
+	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
+	ck_assert_int_eq(pt_setxattr(&fs, e.ri, "user.k", "v1", 2, XATTR_CREATE), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, e.ri, "user.k", "v2", 2, XATTR_CREATE), -EEXIST);
+	ck_assert_int_eq(pt_getxattr(&fs, e.ri, "user.k", NULL, 0), 2);
+	ck_assert_int_eq(pt_getxattr(&fs, e.ri, "user.k", val, sizeof(val)), 2);
+	ck_assert(!memcmp(val, "v1", 2));
+	ck_assert_int_eq(pt_getxattr(&fs, e.ri, "user.k", val, 1), -ERANGE);
+	ck_assert_int_ge(pt_listxattr(&fs, e.ri, list, sizeof(list)), 7);
+	ck_assert_int_eq(pt_removexattr(&fs, e.ri, "user.k"), 0);
+	ck_assert_int_eq(pt_removexattr(&fs, e.ri, "user.k"), -ENODATA);
+	ck_assert_int_eq(pt_fallocate(fh, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096),
+			 0);
+	{
+		off_t off = 0;
+
+		ck_assert_int_eq(pt_lseek(fh, 0, SEEK_HOLE, &off), 0);
+		ck_assert_int_eq(off, 0);
+	}
+	pt_release(fh);
+}
+END_TEST
+
+START_TEST(test_passthrough_readdir_order)
+{
+	struct pt_entry e;
+	struct pt_dir *d;
+	struct pt_dirent_out de;
+	uint64_t fh;
+	int n = 0, ret;
+	off_t off = 0;
+
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "one", 0644, O_RDWR, &e, &fh), 0);
+	pt_release(fh);
+	ck_assert_int_eq(pt_opendir(&fs, pt_root(&fs), &d), 0);
+	while ((ret = pt_readdir_next(d, off, &de)) == 1) {
+		n++;
+		off = de.next_off;
+		pt_readdir_consume(d);
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(n, 3);	/* ".", "..", "one" */
+	ck_assert_int_eq(pt_releasedir(d), 0);
+}
+END_TEST
+
+/* More inodes than cache slots: every one still reachable, no fd leak. */
+START_TEST(test_passthrough_fd_cache_bounded)
+{
+	struct pt_entry e[200];
+	struct stat st;
+	char name[16];
+	uint64_t fh;
+	int i, fd_before, fd_after;
+
+	fd_before = open("/dev/null", O_RDONLY);
+	close(fd_before);
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), name, 0644, O_RDWR, &e[i], &fh),
+				 0);
+		pt_release(fh);
+	}
+	for (i = 0; i < 200; i++)
+		ck_assert_int_eq(pt_getattr(&fs, e[i].ri, &st), 0);
+	fd_after = open("/dev/null", O_RDONLY);
+	close(fd_after);
+	if (fs.it.use_handles)
+		ck_assert_int_le(fd_after - fd_before, 16 + 1);
+	for (i = 0; i < 200; i++)
+		pt_forget(&fs, e[i].ri, 1);
+}
+END_TEST
+
+static Suite *passthrough_suite(void)
+{
+	Suite *s = suite_create("passthrough");
+	TCase *tc = tcase_create("Core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_passthrough_create_write_read);
+	tcase_add_test(tc, test_passthrough_errors);
+	tcase_add_test(tc, test_passthrough_rename_flags_link_symlink);
+	tcase_add_test(tc, test_passthrough_setattr_and_xattrs);
+	tcase_add_test(tc, test_passthrough_readdir_order);
+	tcase_add_test(tc, test_passthrough_fd_cache_bounded);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(passthrough_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
