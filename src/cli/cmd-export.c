@@ -11,17 +11,20 @@
 #include "fstap/jsonl.h"
 #include "fstap/log.h"
 #include "fstap/pathmap.h"
+#include "fstap/sort.h"
 #include "fstap/trace.h"
 
 static const char export_usage[] =
-	"usage: fstap export [-o FILE] [--no-paths] TRACE\n"
+	"usage: fstap export [-o FILE] [--no-paths] [--file-order] TRACE\n"
 	"\n"
 	"Write TRACE as JSON Lines: a header line, then one JSON object per record\n"
-	"in file order, with the object paths resolved (\"path\", \"newpath\").\n"
+	"in time order, with the object paths resolved (\"path\", \"newpath\").\n"
 	"'fstap import' reads it back; the schema is in docs/trace-format.md.\n"
 	"\n"
 	"  -o, --output FILE   write to FILE instead of standard output\n"
 	"      --no-paths      do not resolve paths (faster, less memory)\n"
+	"      --file-order    records in the order of the file (the recorder writes\n"
+	"                      per-thread chunks) instead of by start time\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"A trace without footer (the recorder crashed or was killed) is exported up\n"
@@ -32,6 +35,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-paths", no_argument, NULL, 'P' },
+		{ "file-order", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -40,7 +44,8 @@ int cmd_export(int argc, char **argv)
 	struct fstap_reader *r = NULL;
 	struct fstap_jbuf jb = { 0 };
 	struct fstap_rec rec;
-	bool paths = true;
+	struct fstap_sorter *sorter = NULL;
+	bool paths = true, file_order = false;
 	char *msg = NULL;
 	FILE *out = stdout;
 	int c, ret, status = 0;
@@ -49,6 +54,7 @@ int cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case 'P': paths = false; break;
+		case 'F': file_order = true; break;
 		case 'h': fputs(export_usage, stdout); return 0;
 		default: return cmd_usage_error("export", "unknown option");
 		}
@@ -78,7 +84,12 @@ int cmd_export(int argc, char **argv)
 				     argv[optind]);
 		goto done;
 	}
-	while ((ret = fstap_reader_next(r, &rec)) == 1) {
+	if (!file_order &&
+	    fstap_sorter_new(&sorter, r, fstap_sort_window_ns(fstap_reader_info(r)))) {
+		status = fstap_error(1, "out of memory");
+		goto done;
+	}
+	while ((ret = sorter ? fstap_sorter_next(sorter, &rec) : fstap_reader_next(r, &rec)) == 1) {
 		if (fstap_jsonl_record(&jb, &rec, pm) < 0)
 			break;
 		if (pm && fstap_pathmap_apply(pm, &rec) < 0) {
@@ -102,6 +113,9 @@ int cmd_export(int argc, char **argv)
 	} else if (!fstap_reader_complete(r)) {
 		fstap_warn("%s", fstap_reader_errmsg(r));
 	}
+	if (sorter && fstap_sorter_late(sorter))
+		fstap_warn("%llu records came later than the reorder window and are out of time order",
+			   (unsigned long long)fstap_sorter_late(sorter));
 	if (fstap_reader_skipped(r))
 		fstap_warn("%llu records of types this fstap does not know were skipped",
 			   (unsigned long long)fstap_reader_skipped(r));
@@ -115,6 +129,7 @@ done:
 		fclose(out);
 	fstap_jbuf_release(&jb);
 	fstap_pathmap_free(pm);
+	fstap_sorter_free(sorter);
 	fstap_reader_close(r);
 	return status;
 }

@@ -6,6 +6,7 @@ libfstap_a_SOURCES = \
 	include/fstap/trace.h \
 	include/fstap/jsonl.h \
 	include/fstap/pathmap.h \
+	include/fstap/sort.h \
 	include/fstap/log.h \
 	include/fstap/crash.h \
 	src/lib/codec_i.h \
@@ -18,6 +19,7 @@ libfstap_a_SOURCES = \
 	src/lib/jsonl_export.c \
 	src/lib/jsonl_import.c \
 	src/lib/pathmap.c \
+	src/lib/trace_sort.c \
 	src/lib/log.c \
 	src/lib/crash.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)

@@ -45,6 +45,7 @@ const char *const rec_snapshot_names[REC_SNAP_NR] = { "full", "touched", "none" 
 
 #define CHUNK_SIZE (256u * 1024)
 #define CHUNKS 64
+#define FLUSH_MS 1000		/* a partial chunk reaches the trace after this long */
 
 /* ---- checks ------------------------------------------------------------- */
 
@@ -146,6 +147,9 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 	json_object_set_new(rec, "writeback_cache", json_boolean(s->writeback));
 	json_object_set_new(rec, "threads", json_integer(threads));
 	json_object_set_new(rec, "chunk_size", json_integer(CHUNK_SIZE));
+	/* Readers size their reorder window from it (include/fstap/sort.h). */
+	json_object_set_new(rec, "flush_interval_ns",
+			    json_integer((json_int_t)FLUSH_MS * 1000000));
 	json_object_set_new(root, "recorder", rec);
 	json_object_set_new(root, "command_line", argv_json(o->argc, o->argv));
 	if (o->command) {
@@ -391,7 +395,7 @@ int record_run(const struct record_opts *o)
 			free(snapb);
 		}
 		{
-			struct recbuf_opts ro = { CHUNK_SIZE, CHUNKS, 1000 };
+			struct recbuf_opts ro = { CHUNK_SIZE, CHUNKS, FLUSH_MS };
 
 			ret = recbuf_start(&s->rb, w, s->start_mono, &ro);
 			if (ret < 0) {

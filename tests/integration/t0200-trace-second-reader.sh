@@ -188,7 +188,7 @@ python3 gen.py > in.jsonl || { echo "FAIL: cannot generate the input"; exit 1; }
 # $2: the exit status both must have.
 compare() {
 	c_rc=0
-	"$FSTAP" export --no-paths "$1" > "$1.c.out" 2> "$1.c.err" || c_rc=$?
+	"$FSTAP" export --no-paths --file-order "$1" > "$1.c.out" 2> "$1.c.err" || c_rc=$?
 	py_rc=0
 	python3 "$READER" "$1" > "$1.py.out" 2> "$1.py.err" || py_rc=$?
 	if [ "$c_rc" != "$2" ]; then

@@ -6,7 +6,7 @@ UNIT_LDADD = $(FSTAP_LIBS) $(CHECK_LIBS)
 UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
 
 UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
-	tests/unit/check_jsonl tests/unit/check_pathmap
+	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -29,3 +29,8 @@ tests_unit_check_pathmap_SOURCES = tests/unit/check_pathmap.c $(UNIT_FIXTURES)
 tests_unit_check_pathmap_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_check_pathmap_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_pathmap_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_sort_SOURCES = tests/unit/check_sort.c $(UNIT_FIXTURES)
+tests_unit_check_sort_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_sort_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_sort_LDADD = $(UNIT_LDADD)

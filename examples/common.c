@@ -1,0 +1,818 @@
+/* common.c: the shared part of the example workloads (see common.h). */
+#include "common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *ex_progname = "example";
+struct ex_common ex;
+static const struct ex_prog *prog;
+
+static const char *const op_names[OP_COUNT_] = {
+	[OP_MKDIR] = "mkdir",
+	[OP_RMDIR] = "rmdir",
+	[OP_CREATE] = "create",
+	[OP_OPEN] = "open",
+	[OP_CLOSE] = "close",
+	[OP_READ] = "read",
+	[OP_WRITE] = "write",
+	[OP_STAT] = "stat",
+	[OP_OPENDIR] = "opendir",
+	[OP_READDIR] = "readdir",
+	[OP_CLOSEDIR] = "closedir",
+	[OP_UNLINK] = "unlink",
+	[OP_RENAME] = "rename",
+	[OP_FSYNC] = "fsync",
+	[OP_FDATASYNC] = "fdatasync",
+	[OP_GETXATTR] = "getxattr",
+	[OP_SETXATTR] = "setxattr",
+};
+
+/* ---- errors ---- */
+static pthread_mutex_t die_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ex_die(const char *fmt, ...)
+{
+	char msg[EX_PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* Several threads may fail at once: the first one reports and ends the
+	 * process; the others block here until it is gone. _exit, because exit
+	 * is not safe while other threads run. */
+	pthread_mutex_lock(&die_lock);
+	fprintf(stderr, "%s: error: %s\n", ex_progname, msg);
+	fflush(stderr);
+	_exit(1);
+}
+
+void ex_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: usage error: ", ex_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", ex_progname);
+}
+
+/* ---- counters ---- */
+void ex_stats_add(struct ex_stats *into, const struct ex_stats *from)
+{
+	for (int i = 0; i < OP_COUNT_; i++)
+		into->ops[i] += from->ops[i];
+	into->bytes_read += from->bytes_read;
+	into->bytes_written += from->bytes_written;
+}
+
+uint64_t ex_stats_total(const struct ex_stats *s)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < OP_COUNT_; i++)
+		t += s->ops[i];
+	return t;
+}
+
+/* ---- PRNG ---- */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void ex_rng_seed(struct ex_rng *r, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL + 0x632be59bd9b4e019ULL);
+
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+	if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3]))
+		r->s[0] = 1;
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t ex_rng_next(struct ex_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t ex_rng_below(struct ex_rng *r, uint64_t n)
+{
+	/* Rejection sampling: no modulo bias. */
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+	uint64_t x;
+
+	do
+		x = ex_rng_next(r);
+	while (x >= limit);
+	return x % n;
+}
+
+uint64_t ex_rng_range(struct ex_rng *r, uint64_t lo, uint64_t hi)
+{
+	if (hi - lo == UINT64_MAX)
+		return ex_rng_next(r);
+	return lo + ex_rng_below(r, hi - lo + 1);
+}
+
+void ex_rng_fill(struct ex_rng *r, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len >= 8) {
+		uint64_t x = ex_rng_next(r);
+		memcpy(p, &x, 8);
+		p += 8;
+		len -= 8;
+	}
+	if (len) {
+		uint64_t x = ex_rng_next(r);
+		memcpy(p, &x, len);
+	}
+}
+
+void ex_rng_shuffle(struct ex_rng *r, void *base, size_t n, size_t sz)
+{
+	unsigned char *b = base;
+	unsigned char tmp[64];
+
+	if (sz > sizeof tmp)
+		ex_die("internal: shuffle element too large");
+	for (size_t i = n; i > 1; i--) {
+		size_t j = ex_rng_below(r, i);
+		if (j != i - 1) {
+			memcpy(tmp, b + j * sz, sz);
+			memcpy(b + j * sz, b + (i - 1) * sz, sz);
+			memcpy(b + (i - 1) * sz, tmp, sz);
+		}
+	}
+}
+
+/* ---- command line ---- */
+int ex_parse_long(const char *opt, const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		ex_usage_error("%s: '%s' is not a number from %ld to %ld", opt, arg, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int ex_parse_bytes(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	errno = 0;
+	if (arg[0] == '-' || arg[0] == '\0')
+		goto bad;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024; end++; break;
+	case 'm': case 'M': mult = 1024 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024ULL * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && mult > 1)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		goto bad;
+	if (v > UINT64_MAX / mult || v * mult < min || v * mult > max)
+		goto bad;
+	*out = v * mult;
+	return 0;
+bad:
+	ex_usage_error("%s: '%s' is not a size from %llu to %llu bytes (suffixes K, M, G)", opt, arg,
+		       (unsigned long long)min, (unsigned long long)max);
+	return -1;
+}
+
+static int phase_index(const char *name)
+{
+	for (int i = 0; prog->phases[i]; i++)
+		if (strcmp(prog->phases[i], name) == 0)
+			return i;
+	return -1;
+}
+
+bool ex_phase(const char *name)
+{
+	int i = phase_index(name);
+
+	if (i < 0)
+		ex_die("internal: unknown phase '%s'", name);
+	return (ex.phases >> i) & 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: %s [-d DIR] [-t THREADS] [-n COUNT] [-s SEED] [--size=small|medium|large]\n"
+		   "       %*s [OPTIONS] [PHASE...]\n",
+		ex_progname, (int)strlen(ex_progname), "");
+}
+
+enum { OPT_SIZE = 1000, OPT_HELP, OPT_PHASE_BASE = 1100, OPT_PROG_BASE = 1200 };
+
+void ex_parse(const struct ex_prog *p, int argc, char **argv)
+{
+	struct option longopts[64];
+	size_t nl = 0;
+	int nphases = 0;
+	/* Program options are buffered so that they apply after --size. */
+	struct { int id; const char *arg; } pending[128];
+	size_t npending = 0;
+	int c;
+	struct stat sb;
+
+	prog = p;
+	ex_progname = p->name;
+	ex.dir = ".";
+	ex.threads = 1;
+	ex.count = 0;
+	ex.seed = 1;
+	ex.size = SIZE_SMALL;
+
+	while (p->phases[nphases])
+		nphases++;
+	longopts[nl++] = (struct option){ "size", required_argument, NULL, OPT_SIZE };
+	longopts[nl++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	longopts[nl++] = (struct option){ "dir", required_argument, NULL, 'd' };
+	longopts[nl++] = (struct option){ "threads", required_argument, NULL, 't' };
+	longopts[nl++] = (struct option){ "count", required_argument, NULL, 'n' };
+	longopts[nl++] = (struct option){ "seed", required_argument, NULL, 's' };
+	longopts[nl++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	for (int i = 0; i < nphases; i++)
+		longopts[nl++] = (struct option){ p->phases[i], no_argument, NULL, OPT_PHASE_BASE + i };
+	for (const struct ex_option *o = p->options; o && o->name; o++) {
+		if (nl >= sizeof longopts / sizeof longopts[0] - 1)
+			ex_die("internal: too many options");
+		longopts[nl++] = (struct option){ o->name, o->has_arg, NULL, OPT_PROG_BASE + o->id };
+	}
+	longopts[nl] = (struct option){ 0, 0, 0, 0 };
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:t:n:s:vh", longopts, NULL)) != -1) {
+		long v;
+
+		switch (c) {
+		case 'd':
+			if (!*optarg) {
+				ex_usage_error("-d: empty directory name");
+				exit(2);
+			}
+			ex.dir = optarg;
+			break;
+		case 't':
+			if (ex_parse_long("-t", optarg, 1, 1024, &v))
+				exit(2);
+			ex.threads = (int)v;
+			ex.threads_set = true;
+			break;
+		case 'n':
+			if (ex_parse_long("-n", optarg, 1, 1000000000L, &v))
+				exit(2);
+			ex.count = v;
+			ex.count_set = true;
+			break;
+		case 's': {
+			char *end;
+			errno = 0;
+			unsigned long long s = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				ex_usage_error("-s: '%s' is not a seed (an unsigned number)", optarg);
+				exit(2);
+			}
+			ex.seed = s;
+			break;
+		}
+		case 'v':
+			ex.verbose = true;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			fputs(p->help, stdout);
+			if (fflush(stdout) || ferror(stdout)) {
+				fprintf(stderr, "%s: error: cannot write to standard output\n", ex_progname);
+				exit(1);
+			}
+			exit(0);
+		case OPT_SIZE:
+			if (strcmp(optarg, "small") == 0)
+				ex.size = SIZE_SMALL;
+			else if (strcmp(optarg, "medium") == 0)
+				ex.size = SIZE_MEDIUM;
+			else if (strcmp(optarg, "large") == 0)
+				ex.size = SIZE_LARGE;
+			else {
+				ex_usage_error("--size: '%s' is not small, medium or large", optarg);
+				exit(2);
+			}
+			break;
+		case ':':
+			if (optopt > 0 && optopt < 128)
+				ex_usage_error("option '-%c' needs a value", optopt);
+			else
+				ex_usage_error("option '%s' needs a value", argv[optind - 1]);
+			exit(2);
+		case '?':
+			if (optopt > 0 && optopt < 128)
+				ex_usage_error("unknown option '-%c'", optopt);
+			else
+				ex_usage_error("unknown option '%s'", argv[optind - 1]);
+			exit(2);
+		default:
+			if (c >= OPT_PHASE_BASE && c < OPT_PHASE_BASE + nphases) {
+				ex.phases |= 1u << (c - OPT_PHASE_BASE);
+			} else if (c >= OPT_PROG_BASE) {
+				if (npending >= sizeof pending / sizeof pending[0]) {
+					ex_usage_error("too many options");
+					exit(2);
+				}
+				pending[npending].id = c - OPT_PROG_BASE;
+				pending[npending].arg = optarg;
+				npending++;
+			} else {
+				ex_usage_error("unknown option");
+				exit(2);
+			}
+			break;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		int k = phase_index(argv[i]);
+		if (k < 0) {
+			char list[512] = "";
+			for (int j = 0; j < nphases; j++) {
+				strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
+				strncat(list, p->phases[j], sizeof list - strlen(list) - 1);
+			}
+			ex_usage_error("'%s' is not a phase (phases: %s)", argv[i], list);
+			exit(2);
+		}
+		ex.phases |= 1u << k;
+	}
+	if (!ex.phases)
+		ex.phases = p->default_phases;
+
+	if (p->apply_size)
+		p->apply_size(ex.size);
+	for (size_t i = 0; i < npending; i++)
+		if (p->parse_option(pending[i].id, pending[i].arg))
+			exit(2);
+
+	if (stat(ex.dir, &sb) != 0)
+		ex_die("directory '%s': %s", ex.dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		ex_die("'%s' is not a directory", ex.dir);
+}
+
+/* ---- paths, memory, threads, time ---- */
+void ex_path(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, EX_PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= EX_PATH_MAX)
+		ex_die("path too long (starts with '%.60s')", buf);
+}
+
+void *ex_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		ex_die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *ex_calloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+
+	if (!p)
+		ex_die("out of memory (%zu x %zu bytes)", n, sz);
+	return p;
+}
+
+void ex_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	int e = pthread_create(t, NULL, fn, arg);
+
+	if (e)
+		ex_die("cannot start a thread: %s", strerror(e));
+}
+
+void ex_thread_join(pthread_t t)
+{
+	int e = pthread_join(t, NULL);
+
+	if (e)
+		ex_die("cannot join a thread: %s", strerror(e));
+}
+
+double ex_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- system calls ---- */
+bool x_mkdir(struct ex_stats *st, const char *path, mode_t mode, bool may_exist)
+{
+	st->ops[OP_MKDIR]++;
+	if (mkdir(path, mode) == 0)
+		return true;
+	if (errno == EEXIST && may_exist) {
+		struct stat sb;
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+			return false;
+		errno = EEXIST;
+	}
+	if (errno == EEXIST && !may_exist)
+		ex_die("mkdir '%s': %s (left by an earlier run? run the cleanup phase first)", path,
+		       strerror(errno));
+	ex_die("mkdir '%s': %s", path, strerror(errno));
+}
+
+void x_rmdir(struct ex_stats *st, const char *path)
+{
+	st->ops[OP_RMDIR]++;
+	if (rmdir(path) != 0)
+		ex_die("rmdir '%s': %s", path, strerror(errno));
+}
+
+bool x_rmdir_if_exists(struct ex_stats *st, const char *path)
+{
+	st->ops[OP_RMDIR]++;
+	if (rmdir(path) == 0)
+		return true;
+	if (errno == ENOENT)
+		return false;
+	ex_die("rmdir '%s': %s", path, strerror(errno));
+}
+
+int x_open(struct ex_stats *st, const char *path, int flags, mode_t mode)
+{
+	int fd;
+
+	st->ops[(flags & O_CREAT) ? OP_CREATE : OP_OPEN]++;
+	do
+		fd = open(path, flags | O_CLOEXEC, mode);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		ex_die("open '%s': %s", path, strerror(errno));
+	return fd;
+}
+
+void x_close(struct ex_stats *st, int fd, const char *path)
+{
+	st->ops[OP_CLOSE]++;
+	/* On Linux the descriptor is gone even if close fails (EINTR too), so
+	 * never retry; an error is a real write-back error (NFS, FUSE). */
+	if (close(fd) != 0)
+		ex_die("close '%s': %s", path, strerror(errno));
+}
+
+size_t x_read(struct ex_stats *st, int fd, void *buf, size_t len, const char *path)
+{
+	ssize_t n;
+
+	do {
+		st->ops[OP_READ]++;
+		n = read(fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		ex_die("read '%s': %s", path, strerror(errno));
+	st->bytes_read += (uint64_t)n;
+	return (size_t)n;
+}
+
+size_t x_pread_full(struct ex_stats *st, int fd, void *buf, size_t len, off_t off, const char *path)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n;
+		st->ops[OP_READ]++;
+		n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ex_die("pread '%s' at %lld: %s", path, (long long)(off + (off_t)done), strerror(errno));
+		if (n == 0)
+			break;
+		done += (size_t)n;
+		st->bytes_read += (uint64_t)n;
+	}
+	return done;
+}
+
+uint64_t x_read_all(struct ex_stats *st, int fd, void *buf, size_t bufsize, const char *path)
+{
+	uint64_t total = 0;
+	size_t n;
+
+	while ((n = x_read(st, fd, buf, bufsize, path)) > 0)
+		total += n;
+	return total;
+}
+
+void x_write_full(struct ex_stats *st, int fd, const void *buf, size_t len, const char *path)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n;
+		st->ops[OP_WRITE]++;
+		n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ex_die("write '%s': %s", path, strerror(errno));
+		if (n == 0)
+			ex_die("write '%s': wrote nothing", path);
+		done += (size_t)n;
+		st->bytes_written += (uint64_t)n;
+	}
+}
+
+void x_pwrite_full(struct ex_stats *st, int fd, const void *buf, size_t len, off_t off, const char *path)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n;
+		st->ops[OP_WRITE]++;
+		n = pwrite(fd, (const char *)buf + done, len - done, off + (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ex_die("pwrite '%s' at %lld: %s", path, (long long)(off + (off_t)done), strerror(errno));
+		if (n == 0)
+			ex_die("pwrite '%s': wrote nothing", path);
+		done += (size_t)n;
+		st->bytes_written += (uint64_t)n;
+	}
+}
+
+void x_stat(struct ex_stats *st, const char *path, struct stat *sb)
+{
+	st->ops[OP_STAT]++;
+	if (stat(path, sb) != 0)
+		ex_die("stat '%s': %s", path, strerror(errno));
+}
+
+void x_fstat(struct ex_stats *st, int fd, struct stat *sb, const char *path)
+{
+	st->ops[OP_STAT]++;
+	if (fstat(fd, sb) != 0)
+		ex_die("fstat '%s': %s", path, strerror(errno));
+}
+
+void x_unlink(struct ex_stats *st, const char *path)
+{
+	st->ops[OP_UNLINK]++;
+	if (unlink(path) != 0)
+		ex_die("unlink '%s': %s", path, strerror(errno));
+}
+
+bool x_exists(struct ex_stats *st, const char *path)
+{
+	struct stat sb;
+
+	st->ops[OP_STAT]++;
+	if (stat(path, &sb) == 0)
+		return true;
+	if (errno == ENOENT)
+		return false;
+	ex_die("stat '%s': %s", path, strerror(errno));
+}
+
+bool x_unlink_if_exists(struct ex_stats *st, const char *path)
+{
+	st->ops[OP_UNLINK]++;
+	if (unlink(path) == 0)
+		return true;
+	if (errno == ENOENT)
+		return false;
+	ex_die("unlink '%s': %s", path, strerror(errno));
+}
+
+void x_rename(struct ex_stats *st, const char *from, const char *to)
+{
+	st->ops[OP_RENAME]++;
+	if (rename(from, to) != 0)
+		ex_die("rename '%s' to '%s': %s", from, to, strerror(errno));
+}
+
+void x_fsync(struct ex_stats *st, int fd, const char *path)
+{
+	st->ops[OP_FSYNC]++;
+	if (fsync(fd) != 0)
+		ex_die("fsync '%s': %s", path, strerror(errno));
+}
+
+void x_fdatasync(struct ex_stats *st, int fd, const char *path)
+{
+	st->ops[OP_FDATASYNC]++;
+	if (fdatasync(fd) != 0)
+		ex_die("fdatasync '%s': %s", path, strerror(errno));
+}
+
+static void xattr_die(const char *what, const char *path, const char *name)
+{
+	int e = errno;
+
+	if (e == ENOTSUP)
+		ex_die("%s '%s' on '%s': %s (the file system under -d does not support user "
+		       "extended attributes)", what, name, path, strerror(e));
+	ex_die("%s '%s' on '%s': %s", what, name, path, strerror(e));
+}
+
+size_t x_getxattr(struct ex_stats *st, const char *path, const char *name, void *buf, size_t len)
+{
+	ssize_t n;
+
+	st->ops[OP_GETXATTR]++;
+	n = getxattr(path, name, buf, len);
+	if (n < 0)
+		xattr_die("getxattr", path, name);
+	return (size_t)n;
+}
+
+size_t x_fgetxattr(struct ex_stats *st, int fd, const char *name, void *buf, size_t len, const char *path)
+{
+	ssize_t n;
+
+	st->ops[OP_GETXATTR]++;
+	n = fgetxattr(fd, name, buf, len);
+	if (n < 0)
+		xattr_die("fgetxattr", path, name);
+	return (size_t)n;
+}
+
+void x_setxattr(struct ex_stats *st, const char *path, const char *name, const void *val, size_t len)
+{
+	st->ops[OP_SETXATTR]++;
+	if (setxattr(path, name, val, len, 0) != 0)
+		xattr_die("setxattr", path, name);
+}
+
+void x_fsetxattr(struct ex_stats *st, int fd, const char *name, const void *val, size_t len, const char *path)
+{
+	st->ops[OP_SETXATTR]++;
+	if (fsetxattr(fd, name, val, len, 0) != 0)
+		xattr_die("fsetxattr", path, name);
+}
+
+char **ex_list_dir(struct ex_stats *st, const char *path, size_t *n)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 64, len = 0;
+	char **names;
+
+	st->ops[OP_OPENDIR]++;
+	d = opendir(path);
+	if (!d)
+		ex_die("opendir '%s': %s", path, strerror(errno));
+	names = ex_malloc(cap * sizeof *names);
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				ex_die("readdir '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		st->ops[OP_READDIR]++;
+		if (len == cap) {
+			char **nn;
+			cap *= 2;
+			nn = realloc(names, cap * sizeof *names);
+			if (!nn)
+				ex_die("out of memory listing '%s'", path);
+			names = nn;
+		}
+		names[len] = strdup(de->d_name);
+		if (!names[len])
+			ex_die("out of memory listing '%s'", path);
+		len++;
+	}
+	st->ops[OP_CLOSEDIR]++;
+	if (closedir(d) != 0)
+		ex_die("closedir '%s': %s", path, strerror(errno));
+	*n = len;
+	return names;
+}
+
+void ex_free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ---- output ---- */
+void ex_out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
+void ex_verbose(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ex.verbose)
+		return;
+	fprintf(stderr, "%s: ", ex_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void ex_summary(const struct ex_stats *st, const char *extra, double seconds)
+{
+	char phases[512] = "";
+	uint64_t total = ex_stats_total(st);
+
+	for (int i = 0; prog->phases[i]; i++) {
+		if (!((ex.phases >> i) & 1))
+			continue;
+		if (phases[0])
+			strncat(phases, ",", sizeof phases - strlen(phases) - 1);
+		strncat(phases, prog->phases[i], sizeof phases - strlen(phases) - 1);
+	}
+	printf("%s: phases=%s", ex_progname, phases);
+	if (extra && *extra)
+		printf(" %s", extra);
+	printf(" ops=%llu", (unsigned long long)total);
+	for (int i = 0; i < OP_COUNT_; i++)
+		printf(" %s=%llu", op_names[i], (unsigned long long)st->ops[i]);
+	printf(" bytes_read=%llu bytes_written=%llu\n", (unsigned long long)st->bytes_read,
+	       (unsigned long long)st->bytes_written);
+	printf("%s: time %.3f s, %.0f ops/s, %.1f MB/s read, %.1f MB/s written\n", ex_progname, seconds,
+	       seconds > 0 ? (double)total / seconds : 0.0,
+	       seconds > 0 ? (double)st->bytes_read / 1e6 / seconds : 0.0,
+	       seconds > 0 ? (double)st->bytes_written / 1e6 / seconds : 0.0);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: error: cannot write to standard output\n", ex_progname);
+		exit(1);
+	}
+}
