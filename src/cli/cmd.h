@@ -17,6 +17,7 @@
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_prepare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
 /* Shared helpers for the commands (src/cli/fstap.c). */

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "export", cmd_export, "write a trace as JSON Lines, paths resolved" },
 	{ "import", cmd_import, "write a trace from JSON Lines" },
 	{ "info", cmd_info, "show a trace's header, metadata and totals; verify it" },
+	{ "prepare", cmd_prepare, "recreate a trace's initial tree in an empty directory" },
 	{ "record", cmd_record, "mount a recording passthrough of a directory" },
 };
 

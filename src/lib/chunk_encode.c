@@ -54,7 +54,7 @@ static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_b
 		uint32_t idx = enc->name_slot[slot];
 
 		if (enc->name_len[idx] == n.len &&
-		    !memcmp(enc->buf + enc->name_off[idx], n.ptr, n.len))
+		    (!n.len || !memcmp(enc->buf + enc->name_off[idx], n.ptr, n.len)))
 			return put_varint(p, (uint64_t)idx << 1 | 1);
 	}
 	p = put_varint(p, (uint64_t)n.len << 1);

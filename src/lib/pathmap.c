@@ -94,7 +94,8 @@ static struct node *find_obj(const struct fstap_pathmap *pm, uint64_t obj)
 
 static bool entry_is(const struct node *n, uint64_t parent, const uint8_t *name, uint32_t len)
 {
-	return n->linked && n->parent == parent && n->name_len == len && !memcmp(n->name, name, len);
+	return n->linked && n->parent == parent && n->name_len == len &&
+	       (!len || !memcmp(n->name, name, len));
 }
 
 /* The slot holding (parent, name), or -1. */
@@ -379,7 +380,8 @@ int fstap_pathmap_entry_path(const struct fstap_pathmap *pm, uint64_t dir,
 	if (cap < name.len + 3)
 		return -ENAMETOOLONG;
 	end -= name.len;
-	memcpy(buf + end, name.ptr, name.len);
+	if (name.len)
+		memcpy(buf + end, name.ptr, name.len);
 	buf[--end] = '/';
 	return finish(buf, cap, build(pm, dir, buf, end), cap - 1);
 }

@@ -238,13 +238,13 @@ static int load_chunk(struct fstap_reader *r)
 	r->chunk_nrec = get_le32(h + 12);
 	if (payload_len > FSTAP_CHUNK_MAX_PAYLOAD)
 		return corrupt(r, "chunk of %u bytes exceeds the limit", payload_len);
-	if (payload_len > r->payload_cap) {
-		uint8_t *p = realloc(r->payload, payload_len);
+	if (payload_len > r->payload_cap || !r->payload) {
+		uint8_t *p = realloc(r->payload, payload_len ? payload_len : 1);
 
 		if (!p)
 			return -ENOMEM;
 		r->payload = p;
-		r->payload_cap = payload_len;
+		r->payload_cap = payload_len ? payload_len : 1;
 	}
 	n = read_some(r, r->payload, payload_len);
 	if (n < payload_len)

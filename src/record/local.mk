@@ -22,6 +22,7 @@ fstap_LDADD += librecord.a $(FSTAP_LIBS) $(FUSE_LIBS)
 # Unit test of the passthrough operations on a temporary directory.
 check_PROGRAMS += tests/unit/check_passthrough
 TESTS += tests/unit/check_passthrough
+UNIT_TESTS += tests/unit/check_passthrough
 tests_unit_check_passthrough_SOURCES = tests/unit/check_passthrough.c
 tests_unit_check_passthrough_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_passthrough_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE_CFLAGS)

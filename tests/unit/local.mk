@@ -5,10 +5,11 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 UNIT_LDADD = $(FSTAP_LIBS) $(CHECK_LIBS)
 UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
 
-UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
+LIB_UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
 	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort
-check_PROGRAMS += $(UNIT_TESTS)
-TESTS += $(UNIT_TESTS)
+check_PROGRAMS += $(LIB_UNIT_TESTS)
+TESTS += $(LIB_UNIT_TESTS)
+UNIT_TESTS += $(LIB_UNIT_TESTS)
 
 tests_unit_check_trace_format_SOURCES = tests/unit/check_trace_format.c $(UNIT_FIXTURES)
 tests_unit_check_trace_format_CPPFLAGS = $(UNIT_CPPFLAGS)

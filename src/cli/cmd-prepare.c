@@ -1,0 +1,229 @@
+/*
+ * cmd-prepare.c: fstap prepare: recreates the initial state a trace carries
+ * (its state records) in an empty directory, before a replay. Options, the
+ * checks on the target, and the messages; the work is in replay/prepare*.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "fstap/log.h"
+#include "replay/prepare.h"
+
+static const char prepare_usage[] =
+	"usage: fstap prepare [--order=creation|name|random] [--data=random|zero]\n"
+	"                     [--seed=N] [--no-devices] [--strict] [-q] TRACE DIR\n"
+	"\n"
+	"Recreate in DIR the initial state that TRACE carries: directories, files\n"
+	"with their size and holes, symlinks, hard links, device nodes, FIFOs and\n"
+	"sockets, with their owners, modes, xattrs and times. DIR must exist and be\n"
+	"empty (a lost+found directory is allowed). Nothing outside DIR is created\n"
+	"or changed, whatever the trace says: invalid or hostile entries are skipped\n"
+	"with a warning. Ends with syncfs(DIR).\n"
+	"\n"
+	"      --order=ORDER  creation order: 'creation' (default: by recorded inode\n"
+	"                     number, as the objects were created), 'name' (depth\n"
+	"                     first, in name order), 'random' (shuffled by --seed);\n"
+	"                     parents always come before their entries\n"
+	"      --data=KIND    file contents: 'random' (default, incompressible) or 'zero'\n"
+	"      --seed=N       seed of --order=random and of the random contents (default 1)\n"
+	"      --no-devices   do not create character or block devices (skipped)\n"
+	"      --strict       exit 1 if anything was skipped\n"
+	"  -q, --quiet        no progress line and no summary\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Exit status: 0 when done (skipped entries are warnings), 1 on an error (a\n"
+	"corrupt trace, DIR missing or not empty, not enough space, a full disk,\n"
+	"an I/O error), 2 on a usage error.\n";
+
+static void print_skips(const struct prep_model *m)
+{
+	uint64_t total = 0;
+	uint32_t i;
+	char path[1024];
+
+	for (i = 0; i < PREP_SKIP_NR; i++)
+		total += m->skipped[i];
+	for (i = 0; i < m->nnotes; i++) {
+		const struct prep_note *n = &m->notes[i];
+
+		char what[1100];
+		uint32_t d = n->dent;
+
+		if (d != UINT32_MAX || m->objs[n->obj].via != UINT32_MAX) {
+			/* An entry, or an object with its place in the tree. */
+			if (d != UINT32_MAX)
+				prep_dent_path(m, d, path, sizeof(path));
+			else
+				prep_obj_path(m, n->obj, path, sizeof(path));
+			snprintf(what, sizeof(what), "'%s'", path);
+		} else if ((d = prep_obj_first_dent(m, n->obj)) != UINT32_MAX) {
+			snprintf(what, sizeof(what), "object %llu ('%s')",
+				 (unsigned long long)m->objs[n->obj].id,
+				 prep_dent_path(m, d, path, sizeof(path)));
+		} else {
+			snprintf(what, sizeof(what), "object %llu",
+				 (unsigned long long)m->objs[n->obj].id);
+		}
+		if (n->err)
+			fstap_warn("skipped %s: %s: %s", what, prep_skip_str(n->why), strerror(n->err));
+		else
+			fstap_warn("skipped %s: %s", what, prep_skip_str(n->why));
+	}
+	if (total > m->nnotes) {
+		char by[1024];
+		size_t pos = 0;
+
+		by[0] = 0;
+		for (i = 0; i < PREP_SKIP_NR; i++)
+			if (m->skipped[i] && pos < sizeof(by))
+				pos += (size_t)snprintf(by + pos, sizeof(by) - pos, "%s%llu %s",
+							pos ? ", " : "",
+							(unsigned long long)m->skipped[i],
+							prep_skip_str(i));
+		fstap_warn("%llu skipped in all: %s", (unsigned long long)total, by);
+	}
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+int cmd_prepare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "order", required_argument, NULL, 'O' },
+		{ "data", required_argument, NULL, 'D' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "no-devices", no_argument, NULL, 'N' },
+		{ "strict", no_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct prep_opts po = { .data = PREP_DATA_RANDOM, .seed = 1, .devices = true };
+	enum prep_order order = PREP_ORDER_CREATION;
+	struct prep_model *m = NULL;
+	struct prep_stats st;
+	bool quiet = fstap_verbosity < 0, strict = false;
+	const char *trace, *dir;
+	uint64_t skipped = 0;
+	char *msg = NULL;
+	int c, fd, ret, status = 1;
+	unsigned i;
+
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'O':
+			if (!strcmp(optarg, "creation"))
+				order = PREP_ORDER_CREATION;
+			else if (!strcmp(optarg, "name"))
+				order = PREP_ORDER_NAME;
+			else if (!strcmp(optarg, "random"))
+				order = PREP_ORDER_RANDOM;
+			else
+				return cmd_usage_error("prepare", "--order must be creation, name or random");
+			break;
+		case 'D':
+			if (!strcmp(optarg, "random"))
+				po.data = PREP_DATA_RANDOM;
+			else if (!strcmp(optarg, "zero"))
+				po.data = PREP_DATA_ZERO;
+			else
+				return cmd_usage_error("prepare", "--data must be random or zero");
+			break;
+		case 'S':
+			if (parse_u64(optarg, &po.seed))
+				return cmd_usage_error("prepare", "--seed must be a number");
+			break;
+		case 'N': po.devices = false; break;
+		case 'T': strict = true; break;
+		case 'q': quiet = true; break;
+		case 'h': fputs(prepare_usage, stdout); return 0;
+		default: return cmd_usage_error("prepare", "unknown option");
+		}
+	}
+	if (argc - optind != 2)
+		return cmd_usage_error("prepare", "expected TRACE and DIR");
+	trace = argv[optind];
+	dir = argv[optind + 1];
+	po.dir_name = dir;
+	po.progress = !quiet && isatty(STDERR_FILENO);
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return fstap_error(1, "target directory '%s' does not exist", dir);
+		if (errno == ENOTDIR)
+			return fstap_error(1, "target '%s' is not a directory", dir);
+		return fstap_error(1, "cannot open target directory '%s': %s", dir, strerror(errno));
+	}
+	ret = prep_check_empty(fd);
+	if (ret) {
+		if (ret == -ENOTEMPTY)
+			fstap_error(1, "target directory '%s' is not empty", dir);
+		else
+			fstap_error(1, "cannot read target directory '%s': %s", dir, strerror(-ret));
+		goto out;
+	}
+	if (prep_model_new(&m)) {
+		fstap_error(1, "out of memory");
+		goto out;
+	}
+	ret = prep_model_read(m, trace, &msg);
+	if (ret) {
+		fstap_error(1, "%s", msg ? msg : strerror(-ret));
+		goto out;
+	}
+	if (msg)	/* an incomplete trace: its state is whole up to the tear */
+		fstap_warn("%s", msg);
+	free(msg);
+	msg = NULL;
+	if (prep_plan(m, order, po.seed)) {
+		fstap_error(1, "out of memory");
+		goto out;
+	}
+	ret = prep_run(m, fd, &po, &st, &msg);
+	print_skips(m);
+	if (ret) {
+		fstap_error(1, "%s", msg ? msg : strerror(-ret));
+		goto out;
+	}
+	if (st.xattr_failed)
+		fstap_warn("%llu xattrs could not be set in '%s' (first error: %s)",
+			   (unsigned long long)st.xattr_failed, dir, strerror(st.first_xattr_err));
+	if (st.attr_failed)
+		fstap_warn("%llu owners, modes or times could not be set in '%s' (first error: %s)",
+			   (unsigned long long)st.attr_failed, dir, strerror(st.first_attr_err));
+	for (i = 0; i < PREP_SKIP_NR; i++)
+		skipped += m->skipped[i];
+	if (!quiet)
+		printf("prepared '%s': %llu objects (%llu directories, %llu files, %llu symlinks, "
+		       "%llu special), %llu hard links, %llu bytes of data in %.2f s; "
+		       "%llu skipped\n", dir, (unsigned long long)st.objects,
+		       (unsigned long long)st.dirs, (unsigned long long)st.files,
+		       (unsigned long long)st.symlinks, (unsigned long long)st.specials,
+		       (unsigned long long)st.links, (unsigned long long)st.bytes, st.seconds,
+		       (unsigned long long)skipped);
+	status = strict && skipped ? 1 : 0;
+	if (status)
+		fstap_error(1, "%llu entries of the trace were skipped (--strict)",
+			    (unsigned long long)skipped);
+out:
+	free(msg);
+	prep_model_free(m);
+	close(fd);
+	return status;
+}
