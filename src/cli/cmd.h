@@ -19,6 +19,7 @@ int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /* Shared helpers for the commands (src/cli/fstap.c). */
 

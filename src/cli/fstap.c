@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "show a trace's header, metadata and totals; verify it" },
 	{ "prepare", cmd_prepare, "recreate a trace's initial tree in an empty directory" },
 	{ "record", cmd_record, "mount a recording passthrough of a directory" },
+	{ "replay", cmd_replay, "re-execute a trace in a directory, with timing" },
 };
 
 static void print_usage(FILE *f)

@@ -1,0 +1,1102 @@
+/*
+ * exec.c: the executors. One function per record type, in a table indexed
+ * by the record type (libfuse's fuse_ll_ops shape), each issuing the real
+ * system call(s) the recorded operation stands for, beneath the target
+ * directory, and returning the result as the trace records it: bytes or 0,
+ * or -errno. Types that are not re-issued (forget, flush) have an explicit
+ * entry saying why; check_exec.c asserts that no type is forgotten.
+ *
+ * Confinement (the trace is untrusted): every directory is opened with
+ * openat2(root, relpath, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), every
+ * final name is a single plain component (no '/', not "." or "..") used
+ * with an *at() call that does not follow a final symlink (O_NOFOLLOW,
+ * AT_SYMLINK_NOFOLLOW, l*xattr after fchdir). A path that tries to leave
+ * the directory is refused and counted (RP_DIV_REFUSED), an unknown object
+ * or handle is counted (RP_DIV_UNKNOWN); neither is ever fatal.
+ *
+ * Per-worker state (struct rp_exec, thread-local): a small cache of
+ * directory O_PATH descriptors keyed by path (flushed when the namespace
+ * generation moves: a rename or rmdir may have changed what a path names),
+ * the I/O buffers, and a per-thread working directory (unshare(CLONE_FS))
+ * so that the path-based xattr calls can be issued on single names.
+ * Shared state (struct rp_shared): the recorded handle -> live descriptor
+ * table, and the --order=none reordering counter.
+ *
+ * Not here: ordering, pacing, path resolution from the trace (sched.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay_i.h"
+
+#define DIRCACHE_SLOTS 64
+#define NAME_BUF 1024
+#define PATH_BUF 8192
+#define DENTS_BUF 32768
+#define IO_MAX (64u << 20)	/* the largest read/write/xattr buffer */
+#define RND_SIZE (1u << 20)
+
+/* ---- shared: handles --------------------------------------------------- */
+
+struct rp_handle {
+	int fd;
+	bool dir;
+	int refs;		/* protected by rp_shared.mu */
+	/* readdir state, protected by mu */
+	pthread_mutex_t mu;
+	bool listed, consumed;
+	uint64_t *names;	/* sorted hashes of the live listing ("." ".." left out) */
+	size_t nnames;
+	uint64_t rec_total;	/* recorded entries since the listing */
+};
+
+struct rp_shared {
+	int root_fd;
+	pthread_mutex_t mu;
+	struct rp_map handles;	/* fh + 1 -> struct rp_handle *; protected by mu */
+	pthread_mutex_t omu;
+	bool track_order;	/* --order=none: count same-resource reorderings */
+	struct rp_map order;	/* resource -> highest seq executed; protected by omu */
+};
+
+struct dircache {
+	char *path;
+	int fd;
+};
+
+struct rp_exec {
+	struct rp_shared *sh;
+	struct rp_stats *st;
+	uint32_t gen;
+	struct dircache dc[DIRCACHE_SLOTS];
+	bool own_fs;		/* unshare(CLONE_FS) worked: cwd is ours */
+	int cwd;		/* descriptor we fchdir'ed to, -1 none */
+	uint8_t *buf;		/* reads, getdents, xattr values; page aligned */
+	size_t bufcap;
+	uint8_t *rnd;		/* write data: pseudo-random, page aligned */
+	size_t rndcap;
+	char name[NAME_BUF], name2[NAME_BUF];
+	char pbuf[PATH_BUF];
+	char link[PATH_MAX + 1];
+};
+
+int rp_shared_new(int root_fd, struct rp_shared **out)
+{
+	struct rp_shared *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return -ENOMEM;
+	sh->root_fd = root_fd;
+	pthread_mutex_init(&sh->mu, NULL);
+	pthread_mutex_init(&sh->omu, NULL);
+	rp_map_init(&sh->handles);
+	rp_map_init(&sh->order);
+	*out = sh;
+	return 0;
+}
+
+void rp_shared_track_order(struct rp_shared *sh, bool on)
+{
+	sh->track_order = on;
+}
+
+static void handle_destroy(struct rp_handle *h)
+{
+	close(h->fd);
+	pthread_mutex_destroy(&h->mu);
+	free(h->names);
+	free(h);
+}
+
+void rp_shared_free(struct rp_shared *sh)
+{
+	size_t i;
+
+	if (!sh)
+		return;
+	for (i = 0; i < sh->handles.cap; i++)
+		if (sh->handles.keys[i])
+			handle_destroy((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
+	rp_map_release(&sh->handles);
+	rp_map_release(&sh->order);
+	pthread_mutex_destroy(&sh->mu);
+	pthread_mutex_destroy(&sh->omu);
+	free(sh);
+}
+
+size_t rp_shared_open_handles(const struct rp_shared *sh)
+{
+	return sh->handles.n;
+}
+
+/* Takes a reference to the live handle of recorded fh, or NULL. */
+static struct rp_handle *handle_get(struct rp_shared *sh, uint64_t fh)
+{
+	struct rp_handle *h = NULL;
+	uint64_t *v;
+
+	pthread_mutex_lock(&sh->mu);
+	v = rp_map_get(&sh->handles, fh + 1);
+	if (v) {
+		h = (struct rp_handle *)(uintptr_t)*v;
+		h->refs++;
+	}
+	pthread_mutex_unlock(&sh->mu);
+	return h;
+}
+
+static void handle_put(struct rp_shared *sh, struct rp_handle *h)
+{
+	bool last;
+
+	pthread_mutex_lock(&sh->mu);
+	last = --h->refs == 0;
+	pthread_mutex_unlock(&sh->mu);
+	if (last)
+		handle_destroy(h);
+}
+
+/* Maps recorded fh to fd (taken). A stale mapping of the same fh is dropped. */
+static int handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
+{
+	struct rp_handle *h = calloc(1, sizeof(*h)), *old = NULL;
+	uint64_t v;
+	int ret;
+
+	if (!h || fh == UINT64_MAX) {
+		free(h);
+		close(fd);
+		return -ENOMEM;
+	}
+	h->fd = fd;
+	h->dir = dir;
+	h->refs = 1;
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_mutex_lock(&sh->mu);
+	if (rp_map_del(&sh->handles, fh + 1, &v))
+		old = (struct rp_handle *)(uintptr_t)v;
+	ret = rp_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
+	pthread_mutex_unlock(&sh->mu);
+	if (old)
+		handle_put(sh, old);
+	if (ret)
+		handle_destroy(h);
+	return ret;
+}
+
+/* Forgets recorded fh; the descriptor closes when its last user is done. */
+static bool handle_remove(struct rp_shared *sh, uint64_t fh)
+{
+	uint64_t v;
+	bool found;
+
+	pthread_mutex_lock(&sh->mu);
+	found = rp_map_del(&sh->handles, fh + 1, &v);
+	pthread_mutex_unlock(&sh->mu);
+	if (found)
+		handle_put(sh, (struct rp_handle *)(uintptr_t)v);
+	return found;
+}
+
+/* ---- per-worker context ----------------------------------------------- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static int grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
+{
+	size_t c = *cap ? *cap : 65536;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (need > IO_MAX)
+		return -EINVAL;
+	while (c < need)
+		c *= 2;
+	if (posix_memalign(&p, 4096, c))
+		return -ENOMEM;
+	if (random) {
+		uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uint64_t)c, *q = p;
+		size_t i;
+
+		for (i = 0; i < c / 8; i++)
+			q[i] = xorshift(&s);
+	}
+	free(*buf);
+	*buf = p;
+	*cap = c;
+	return 0;
+}
+
+int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out)
+{
+	struct rp_exec *x = calloc(1, sizeof(*x));
+	unsigned i;
+
+	if (!x)
+		return -ENOMEM;
+	x->sh = sh;
+	x->st = st;
+	x->cwd = -1;
+	for (i = 0; i < DIRCACHE_SLOTS; i++)
+		x->dc[i].fd = -1;
+	if (grow_buf(&x->buf, &x->bufcap, DENTS_BUF, false) ||
+	    grow_buf(&x->rnd, &x->rndcap, RND_SIZE, true)) {
+		rp_exec_free(x);
+		return -ENOMEM;
+	}
+	/* A working directory of this thread's own, for the l*xattr calls. */
+	x->own_fs = unshare(CLONE_FS) == 0;
+	*out = x;
+	return 0;
+}
+
+static void dircache_flush(struct rp_exec *x)
+{
+	unsigned i;
+
+	for (i = 0; i < DIRCACHE_SLOTS; i++) {
+		if (x->dc[i].fd >= 0)
+			close(x->dc[i].fd);
+		free(x->dc[i].path);
+		x->dc[i].path = NULL;
+		x->dc[i].fd = -1;
+	}
+	x->cwd = -1;
+}
+
+void rp_exec_free(struct rp_exec *x)
+{
+	if (!x)
+		return;
+	dircache_flush(x);
+	free(x->buf);
+	free(x->rnd);
+	free(x);
+}
+
+/* ---- names and paths ---------------------------------------------------- */
+
+bool rp_name_ok(struct fstap_bytes name)
+{
+	if (!name.len || name.len >= NAME_BUF)
+		return false;
+	if (memchr(name.ptr, '/', name.len) || memchr(name.ptr, '\0', name.len))
+		return false;
+	if ((name.len == 1 && name.ptr[0] == '.') ||
+	    (name.len == 2 && name.ptr[0] == '.' && name.ptr[1] == '.'))
+		return false;
+	return true;
+}
+
+bool rp_path_ok(const char *path)
+{
+	const char *p = path, *e;
+
+	if (!path || path[0] != '/')
+		return false;
+	if (!path[1])
+		return true;
+	while (*p == '/') {
+		p++;
+		e = strchrnul(p, '/');
+		if (e == p || (e - p == 1 && p[0] == '.') ||
+		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p = e;
+	}
+	return *p == '\0';
+}
+
+static int cstr(struct fstap_bytes b, char *buf)
+{
+	if (!rp_name_ok(b))
+		return RP_E_REFUSED;
+	memcpy(buf, b.ptr, b.len);
+	buf[b.len] = '\0';
+	return 0;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* A descriptor of directory dpath beneath the root (borrowed), or < 0. */
+static int dir_fd(struct rp_exec *x, const struct rp_task *t, const char *dpath)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	struct dircache *d;
+	int fd;
+
+	if (!dpath)
+		return RP_E_UNKNOWN;
+	if (!rp_path_ok(dpath))
+		return RP_E_REFUSED;
+	if (t->ns_gen != x->gen) {
+		dircache_flush(x);
+		x->gen = t->ns_gen;
+	}
+	if (!dpath[1])
+		return x->sh->root_fd;
+	d = &x->dc[str_hash(dpath) % DIRCACHE_SLOTS];
+	if (d->path && !strcmp(d->path, dpath))
+		return d->fd;
+	fd = (int)syscall(SYS_openat2, x->sh->root_fd, dpath + 1, &how, sizeof(how));
+	if (fd < 0)
+		return errno == EXDEV ? RP_E_REFUSED : -errno;
+	if (d->fd >= 0) {
+		if (x->cwd == d->fd)
+			x->cwd = -1;
+		close(d->fd);
+	}
+	free(d->path);
+	d->path = strdup(dpath);
+	if (!d->path) {
+		close(fd);
+		d->fd = -1;
+		return -ENOMEM;
+	}
+	d->fd = fd;
+	return fd;
+}
+
+/* The directory and name of an entry operation's entry: dir path + rec name. */
+static int entry_at(struct rp_exec *x, const struct rp_task *t, const char *dpath,
+		    struct fstap_bytes name, char *nbuf, int *dfd)
+{
+	int ret = cstr(name, nbuf);
+
+	if (ret)
+		return ret;
+	*dfd = dir_fd(x, t, dpath);
+	return *dfd < 0 ? *dfd : 0;
+}
+
+/* The directory and name of the object at t->path ("." in the root for "/"). */
+static int obj_at(struct rp_exec *x, const struct rp_task *t, const char *path, char *nbuf,
+		  int *dfd)
+{
+	const char *slash;
+	size_t len;
+
+	if (!path)
+		return RP_E_UNKNOWN;
+	if (!rp_path_ok(path))
+		return RP_E_REFUSED;
+	if (!path[1]) {
+		strcpy(nbuf, ".");
+		strcpy(x->pbuf, "/");
+		*dfd = dir_fd(x, t, "/");
+		return *dfd < 0 ? *dfd : 0;
+	}
+	slash = strrchr(path, '/');
+	len = strlen(slash + 1);
+	if (len >= NAME_BUF || (size_t)(slash - path) >= PATH_BUF)
+		return -ENAMETOOLONG;
+	memcpy(nbuf, slash + 1, len + 1);
+	if (slash == path) {
+		strcpy(x->pbuf, "/");
+	} else {
+		memcpy(x->pbuf, path, (size_t)(slash - path));
+		x->pbuf[slash - path] = '\0';
+	}
+	*dfd = dir_fd(x, t, x->pbuf);
+	return *dfd < 0 ? *dfd : 0;
+}
+
+/* Makes dfd this thread's working directory (for the l*xattr calls). */
+static int enter_dir(struct rp_exec *x, int dfd)
+{
+	if (!x->own_fs)
+		return -ENOTSUP;
+	if (x->cwd == dfd)
+		return 0;
+	if (fchdir(dfd))
+		return -errno;
+	x->cwd = dfd;
+	return 0;
+}
+
+#define SYSRET(expr) ((expr) < 0 ? -(int64_t)errno : 0)
+#define SYSVAL(expr) ({ __typeof__(expr) v_ = (expr); v_ < 0 ? -(int64_t)errno : (int64_t)v_; })
+
+/* Open flags a replay passes on: the access mode and the flags that change behaviour. */
+static int open_flags(uint64_t f)
+{
+	uint64_t keep = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK |
+			O_DSYNC | O_SYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOATIME;
+
+	return (int)(f & keep) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+}
+
+static mode_t umasked(const struct fstap_rec *r, unsigned bits)
+{
+	return (mode_t)((r->mode & bits) & ~(r->umask & 07777));
+}
+
+/* ---- executors: namespace ------------------------------------------------ */
+
+static int64_t exec_lookup(struct rp_exec *x, const struct rp_task *t)
+{
+	struct stat st;
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return SYSRET(fstatat(dfd, x->name, &st, AT_SYMLINK_NOFOLLOW));
+}
+
+static int64_t exec_getattr(struct rp_exec *x, const struct rp_task *t)
+{
+	struct stat st;
+	int dfd, ret;
+
+	if (t->rec.fh) {
+		struct rp_handle *h = handle_get(x->sh, t->rec.fh);
+		int64_t r;
+
+		if (!h)
+			return RP_E_UNKNOWN;
+		r = SYSRET(fstat(h->fd, &st));
+		handle_put(x->sh, h);
+		return r;
+	}
+	if ((ret = obj_at(x, t, t->path, x->name, &dfd)))
+		return ret;
+	return SYSRET(fstatat(dfd, x->name, &st, AT_SYMLINK_NOFOLLOW));
+}
+
+static int64_t exec_setattr(struct rp_exec *x, const struct rp_task *t)
+{
+	const struct fstap_rec *r = &t->rec;
+	struct rp_handle *h = NULL;
+	int64_t ret = 0;
+	int dfd = -1, fd = -1;
+
+	if (r->fh) {
+		h = handle_get(x->sh, r->fh);
+		if (!h)
+			return RP_E_UNKNOWN;
+		fd = h->fd;
+	} else if ((ret = obj_at(x, t, t->path, x->name, &dfd))) {
+		return ret;
+	}
+	if (r->valid & FSTAP_SET_MODE)
+		ret = fd >= 0 ? SYSRET(fchmod(fd, (mode_t)(r->mode & 07777)))
+			      : SYSRET(fchmodat(dfd, x->name, (mode_t)(r->mode & 07777),
+						AT_SYMLINK_NOFOLLOW));
+	if (!ret && (r->valid & (FSTAP_SET_UID | FSTAP_SET_GID))) {
+		uid_t u = (r->valid & FSTAP_SET_UID) ? (uid_t)r->owner_uid : (uid_t)-1;
+		gid_t g = (r->valid & FSTAP_SET_GID) ? (gid_t)r->owner_gid : (gid_t)-1;
+
+		ret = fd >= 0 ? SYSRET(fchown(fd, u, g))
+			      : SYSRET(fchownat(dfd, x->name, u, g, AT_SYMLINK_NOFOLLOW));
+	}
+	if (!ret && (r->valid & FSTAP_SET_SIZE)) {
+		if (fd >= 0) {
+			ret = SYSRET(ftruncate(fd, (off_t)r->size));
+		} else {
+			/* truncate(2) would follow a final symlink: open it ourselves. */
+			int tfd = openat(dfd, x->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK |
+					 O_CLOEXEC | O_NOCTTY);
+
+			ret = tfd < 0 ? -(int64_t)errno : SYSRET(ftruncate(tfd, (off_t)r->size));
+			if (tfd >= 0)
+				close(tfd);
+		}
+	}
+	if (!ret && (r->valid & (FSTAP_SET_ATIME | FSTAP_SET_MTIME |
+				 FSTAP_SET_ATIME_NOW | FSTAP_SET_MTIME_NOW))) {
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+
+		if (r->valid & FSTAP_SET_ATIME_NOW)
+			ts[0].tv_nsec = UTIME_NOW;
+		else if (r->valid & FSTAP_SET_ATIME)
+			ts[0] = (struct timespec){ r->atime / 1000000000, r->atime % 1000000000 };
+		if (r->valid & FSTAP_SET_MTIME_NOW)
+			ts[1].tv_nsec = UTIME_NOW;
+		else if (r->valid & FSTAP_SET_MTIME)
+			ts[1] = (struct timespec){ r->mtime / 1000000000, r->mtime % 1000000000 };
+		for (int i = 0; i < 2; i++) {
+			if (ts[i].tv_nsec < 0 && ts[i].tv_nsec != UTIME_OMIT &&
+			    ts[i].tv_nsec != UTIME_NOW) {
+				ts[i].tv_sec--;
+				ts[i].tv_nsec += 1000000000;
+			}
+		}
+		ret = fd >= 0 ? SYSRET(futimens(fd, ts))
+			      : SYSRET(utimensat(dfd, x->name, ts, AT_SYMLINK_NOFOLLOW));
+	}
+	if (h)
+		handle_put(x->sh, h);
+	return ret;
+}
+
+static int64_t exec_readlink(struct rp_exec *x, const struct rp_task *t)
+{
+	ssize_t n;
+	int dfd, ret;
+
+	if ((ret = obj_at(x, t, t->path, x->name, &dfd)))
+		return ret;
+	n = readlinkat(dfd, x->name, x->link, sizeof(x->link));
+	if (n < 0)
+		return -errno;
+	/* The recorded result is 0; a different link text is a value divergence. */
+	if ((size_t)n != t->rec.target.len || memcmp(x->link, t->rec.target.ptr, (size_t)n))
+		rp_stats_div(x->st, FSTAP_OP_READLINK, RP_DIV_VALUE, 0);
+	return 0;
+}
+
+static int64_t exec_mknod(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return SYSRET(mknodat(dfd, x->name, (mode_t)(t->rec.mode & S_IFMT) | umasked(&t->rec, 07777),
+			      (dev_t)t->rec.rdev));
+}
+
+static int64_t exec_mkdir(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return SYSRET(mkdirat(dfd, x->name, umasked(&t->rec, 07777)));
+}
+
+static int64_t exec_unlink(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return SYSRET(unlinkat(dfd, x->name, 0));
+}
+
+static int64_t exec_rmdir(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return SYSRET(unlinkat(dfd, x->name, AT_REMOVEDIR));
+}
+
+static int64_t exec_symlink(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+	size_t len = t->rec.target.len;
+
+	if (ret)
+		return ret;
+	/* The link text is only stored, never followed by the replay. */
+	if (!len || len > PATH_MAX || memchr(t->rec.target.ptr, '\0', len))
+		return RP_E_REFUSED;
+	memcpy(x->link, t->rec.target.ptr, len);
+	x->link[len] = '\0';
+	return SYSRET(symlinkat(x->link, dfd, x->name));
+}
+
+/*
+ * Resolving the second directory of a rename or link may evict the first
+ * from the cache (and close it) when both take the same slot: then keep a
+ * duplicate of the first. Returns the descriptor to use (owned if *dup).
+ */
+static int keep_first(int fd, const char *first, const char *second, bool *dup)
+{
+	*dup = false;
+	if (!first || !second || !first[1] || !strcmp(first, second) ||
+	    str_hash(first) % DIRCACHE_SLOTS != str_hash(second) % DIRCACHE_SLOTS)
+		return fd;
+	*dup = true;
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+static int64_t exec_rename(struct rp_exec *x, const struct rp_task *t)
+{
+	int sfd, dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &sfd);
+	bool dup;
+
+	if (ret)
+		return ret;
+	if ((sfd = keep_first(sfd, t->path, t->path2, &dup)) < 0)
+		return sfd;
+	ret = entry_at(x, t, t->path2, t->rec.newname, x->name2, &dfd);
+	if (!ret)
+		ret = (int)SYSRET(renameat2(sfd, x->name, dfd, x->name2,
+					    (unsigned)(t->rec.flags_arg & 7)));
+	if (dup)
+		close(sfd);
+	return ret;
+}
+
+static int64_t exec_link(struct rp_exec *x, const struct rp_task *t)
+{
+	int sfd, dfd, ret = obj_at(x, t, t->path, x->name, &sfd);
+	bool dup;
+
+	if (ret)
+		return ret;
+	/* obj_at left the object's directory path in x->pbuf. */
+	if ((sfd = keep_first(sfd, x->pbuf, t->path2, &dup)) < 0)
+		return sfd;
+	ret = entry_at(x, t, t->path2, t->rec.newname, x->name2, &dfd);
+	if (!ret)
+		ret = (int)SYSRET(linkat(sfd, x->name, dfd, x->name2, 0));
+	if (dup)
+		close(sfd);
+	return ret;
+}
+
+/* ---- executors: open files ---------------------------------------------- */
+
+static int64_t open_common(struct rp_exec *x, const struct rp_task *t, int dfd, int flags,
+			   mode_t mode, bool dir)
+{
+	int fd = openat(dfd, x->name, flags, mode), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = handle_add(x->sh, t->rec.fh, fd, dir);
+	return ret ? ret : 0;
+}
+
+static int64_t exec_open(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = obj_at(x, t, t->path, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	/* An open of an existing object: it never creates one. */
+	return open_common(x, t, dfd, open_flags(t->rec.flags_arg) & ~(O_CREAT | O_EXCL), 0,
+			   false);
+}
+
+static int64_t exec_create(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return open_common(x, t, dfd, open_flags(t->rec.flags_arg) | O_CREAT,
+			   umasked(&t->rec, 07777), false);
+}
+
+static int64_t exec_opendir(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = obj_at(x, t, t->path, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return open_common(x, t, dfd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
+			   O_NONBLOCK, 0, true);
+}
+
+static int64_t exec_read(struct rp_exec *x, const struct rp_task *t)
+{
+	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
+	int64_t ret;
+
+	if (!h)
+		return RP_E_UNKNOWN;
+	ret = grow_buf(&x->buf, &x->bufcap, t->rec.size, false);
+	if (!ret)
+		ret = SYSVAL(pread(h->fd, x->buf, t->rec.size, (off_t)t->rec.offset));
+	handle_put(x->sh, h);
+	return ret;
+}
+
+static int64_t exec_write(struct rp_exec *x, const struct rp_task *t)
+{
+	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
+	int64_t ret;
+
+	if (!h)
+		return RP_E_UNKNOWN;
+	ret = grow_buf(&x->rnd, &x->rndcap, t->rec.size, true);
+	if (!ret)
+		ret = SYSVAL(pwrite(h->fd, x->rnd, t->rec.size, (off_t)t->rec.offset));
+	handle_put(x->sh, h);
+	return ret;
+}
+
+static int64_t exec_release(struct rp_exec *x, const struct rp_task *t)
+{
+	return handle_remove(x->sh, t->rec.fh) ? 0 : RP_E_UNKNOWN;
+}
+
+static int64_t fsync_common(struct rp_exec *x, const struct rp_task *t, bool data)
+{
+	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
+	int64_t ret;
+
+	if (!h)
+		return RP_E_UNKNOWN;
+	ret = data ? SYSRET(fdatasync(h->fd)) : SYSRET(fsync(h->fd));
+	handle_put(x->sh, h);
+	return ret;
+}
+
+static int64_t exec_fsync(struct rp_exec *x, const struct rp_task *t)
+{
+	return fsync_common(x, t, false);
+}
+
+static int64_t exec_fdatasync(struct rp_exec *x, const struct rp_task *t)
+{
+	return fsync_common(x, t, true);
+}
+
+static int64_t exec_fsyncdir(struct rp_exec *x, const struct rp_task *t)
+{
+	return fsync_common(x, t, t->rec.flags_arg & 1);
+}
+
+static uint64_t name_hash(const uint8_t *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ *p++) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+static bool is_dot(const uint8_t *p, size_t len)
+{
+	return (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Reads the whole directory with getdents64 into h's sorted name hashes. */
+static int list_dir(struct rp_exec *x, struct rp_handle *h)
+{
+	size_t cap = h->nnames;
+
+	h->nnames = 0;
+	if (h->listed && lseek(h->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		long n = syscall(SYS_getdents64, h->fd, x->buf, DENTS_BUF);
+		long off = 0;
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		while (off < n) {
+			struct dirent64 *d = (struct dirent64 *)(x->buf + off);
+			size_t len = strlen(d->d_name);
+
+			off += d->d_reclen;
+			if (is_dot((const uint8_t *)d->d_name, len))
+				continue;
+			if (h->nnames == cap) {
+				size_t c = cap ? 2 * cap : 64;
+				uint64_t *p = realloc(h->names, c * sizeof(*p));
+
+				if (!p)
+					return -ENOMEM;
+				h->names = p;
+				cap = c;
+			}
+			h->names[h->nnames++] = name_hash((const uint8_t *)d->d_name, len);
+		}
+	}
+	qsort(h->names, h->nnames, sizeof(*h->names), cmp_u64);
+	h->listed = true;
+	h->consumed = false;
+	h->rec_total = 0;
+	return 0;
+}
+
+static int64_t exec_readdir(struct rp_exec *x, const struct rp_task *t)
+{
+	const struct fstap_rec *r = &t->rec;
+	struct rp_handle *h = handle_get(x->sh, r->fh);
+	int64_t ret = 0;
+	bool differs = false;
+	uint32_t i;
+
+	if (!h)
+		return RP_E_UNKNOWN;
+	if (!h->dir) {
+		handle_put(x->sh, h);
+		return -ENOTDIR;
+	}
+	pthread_mutex_lock(&h->mu);
+	/* A listing per opendir; offset 0 again (rewinddir) lists again. */
+	if (!h->listed || (r->offset == 0 && h->consumed))
+		ret = list_dir(x, h);
+	if (!ret) {
+		h->consumed = true;
+		for (i = 0; i < r->nentries; i++) {
+			const struct fstap_dirent *e = &r->entries[i];
+			uint64_t k;
+
+			if (is_dot(e->name.ptr, e->name.len))
+				continue;
+			h->rec_total++;
+			k = name_hash(e->name.ptr, e->name.len);
+			if (!bsearch(&k, h->names, h->nnames, sizeof(k), cmp_u64))
+				differs = true;
+		}
+		/* The end of the recorded listing: as many entries as the live one? */
+		if (r->result == 0 && !r->nentries && h->rec_total != h->nnames)
+			differs = true;
+		ret = r->result >= 0 ? r->result : 0;
+	}
+	pthread_mutex_unlock(&h->mu);
+	handle_put(x->sh, h);
+	if (differs)
+		rp_stats_div(x->st, FSTAP_OP_READDIR, RP_DIV_ENTRIES, 0);
+	return ret;
+}
+
+static int64_t exec_statfs(struct rp_exec *x, const struct rp_task *t)
+{
+	struct statfs sf;
+
+	(void)t;
+	return SYSRET(fstatfs(x->sh->root_fd, &sf));
+}
+
+static int64_t exec_access(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = obj_at(x, t, t->path, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return SYSRET(faccessat(dfd, x->name, (int)(t->rec.mode & 7), AT_SYMLINK_NOFOLLOW));
+}
+
+/* ---- executors: xattrs ---------------------------------------------------- */
+
+/* Enters the object's directory; x->name is then the object's name there. */
+static int xattr_at(struct rp_exec *x, const struct rp_task *t)
+{
+	int dfd, ret = obj_at(x, t, t->path, x->name, &dfd);
+
+	if (ret)
+		return ret;
+	return enter_dir(x, dfd);
+}
+
+static int64_t exec_setxattr(struct rp_exec *x, const struct rp_task *t)
+{
+	int ret = cstr(t->rec.name, x->name2);
+
+	if (ret || (ret = xattr_at(x, t)))
+		return ret;
+	if (t->rec.size > 65536)
+		return -E2BIG;
+	if ((ret = grow_buf(&x->rnd, &x->rndcap, t->rec.size, true)))
+		return ret;
+	return SYSRET(lsetxattr(x->name, x->name2, x->rnd, t->rec.size,
+				(int)(t->rec.flags_arg & 3)));
+}
+
+static int64_t exec_getxattr(struct rp_exec *x, const struct rp_task *t)
+{
+	int ret = cstr(t->rec.name, x->name2);
+
+	if (ret || (ret = xattr_at(x, t)))
+		return ret;
+	if ((ret = grow_buf(&x->buf, &x->bufcap, t->rec.size, false)))
+		return ret;
+	return SYSVAL(lgetxattr(x->name, x->name2, t->rec.size ? x->buf : NULL, t->rec.size));
+}
+
+static int64_t exec_listxattr(struct rp_exec *x, const struct rp_task *t)
+{
+	int ret = xattr_at(x, t);
+
+	if (ret)
+		return ret;
+	if ((ret = grow_buf(&x->buf, &x->bufcap, t->rec.size, false)))
+		return ret;
+	return SYSVAL(llistxattr(x->name, t->rec.size ? (char *)x->buf : NULL, t->rec.size));
+}
+
+static int64_t exec_removexattr(struct rp_exec *x, const struct rp_task *t)
+{
+	int ret = cstr(t->rec.name, x->name2);
+
+	if (ret || (ret = xattr_at(x, t)))
+		return ret;
+	return SYSRET(lremovexattr(x->name, x->name2));
+}
+
+/* ---- executors: ranges ---------------------------------------------------- */
+
+static int64_t exec_fallocate(struct rp_exec *x, const struct rp_task *t)
+{
+	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
+	int64_t ret;
+
+	if (!h)
+		return RP_E_UNKNOWN;
+	ret = SYSRET(fallocate(h->fd, (int)(t->rec.flags_arg & 0x7f), (off_t)t->rec.offset,
+			       (off_t)t->rec.size));
+	handle_put(x->sh, h);
+	return ret;
+}
+
+static int64_t exec_copy_file_range(struct rp_exec *x, const struct rp_task *t)
+{
+	struct rp_handle *a = handle_get(x->sh, t->rec.fh), *b = handle_get(x->sh, t->rec.fh2);
+	loff_t in = (loff_t)t->rec.offset, out = (loff_t)t->rec.offset2;
+	int64_t ret = RP_E_UNKNOWN;
+
+	if (a && b)
+		ret = SYSVAL(copy_file_range(a->fd, &in, b->fd, &out, t->rec.size, 0));
+	if (a)
+		handle_put(x->sh, a);
+	if (b)
+		handle_put(x->sh, b);
+	return ret;
+}
+
+static int64_t exec_lseek(struct rp_exec *x, const struct rp_task *t)
+{
+	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
+	int64_t ret;
+
+	if (!h)
+		return RP_E_UNKNOWN;
+	ret = t->rec.whence > SEEK_HOLE ? -EINVAL
+		: SYSVAL(lseek(h->fd, (off_t)t->rec.offset, (int)t->rec.whence));
+	handle_put(x->sh, h);
+	return ret;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define EX(op, fn) [FSTAP_OP_##op] = { fn, NULL }
+#define NOT(op, why) [FSTAP_OP_##op] = { NULL, why }
+
+const struct rp_exec_op rp_exec_ops[FSTAP_OP_NR] = {
+	NOT(NONE, "not an operation"),
+	EX(LOOKUP, exec_lookup),
+	EX(GETATTR, exec_getattr),
+	EX(SETATTR, exec_setattr),
+	EX(READLINK, exec_readlink),
+	EX(MKNOD, exec_mknod),
+	EX(MKDIR, exec_mkdir),
+	EX(UNLINK, exec_unlink),
+	EX(RMDIR, exec_rmdir),
+	EX(SYMLINK, exec_symlink),
+	EX(RENAME, exec_rename),
+	EX(LINK, exec_link),
+	EX(OPEN, exec_open),
+	EX(CREATE, exec_create),
+	EX(READ, exec_read),
+	EX(WRITE, exec_write),
+	NOT(FLUSH, "part of close(2): the close is issued at release"),
+	EX(RELEASE, exec_release),
+	EX(FSYNC, exec_fsync),
+	EX(FDATASYNC, exec_fdatasync),
+	EX(OPENDIR, exec_opendir),
+	EX(READDIR, exec_readdir),
+	EX(RELEASEDIR, exec_release),
+	EX(FSYNCDIR, exec_fsyncdir),
+	EX(STATFS, exec_statfs),
+	EX(ACCESS, exec_access),
+	EX(SETXATTR, exec_setxattr),
+	EX(GETXATTR, exec_getxattr),
+	EX(LISTXATTR, exec_listxattr),
+	EX(REMOVEXATTR, exec_removexattr),
+	EX(FALLOCATE, exec_fallocate),
+	EX(COPY_FILE_RANGE, exec_copy_file_range),
+	EX(LSEEK, exec_lseek),
+	NOT(FORGET, "the kernel's cache bookkeeping, not a system call"),
+	NOT(PROCESS, "metadata record"),
+	NOT(STATE_INODE, "initial state: fstap prepare"),
+	NOT(STATE_DENTRY, "initial state: fstap prepare"),
+	NOT(LOSS, "metadata record"),
+	NOT(FOOTER, "metadata record"),
+};
+
+/* --order=none: counts an op that runs after a later-recorded op on a resource. */
+static void track_order(struct rp_exec *x, const struct rp_task *t)
+{
+	struct rp_shared *sh = x->sh;
+	uint32_t i;
+
+	pthread_mutex_lock(&sh->omu);
+	for (i = 0; i < t->nres; i++) {
+		uint64_t *v = rp_map_get(&sh->order, t->res[i]);
+
+		if (v && *v > t->seq)
+			x->st->out_of_order++;
+		else if (v)
+			*v = t->seq;
+		else
+			rp_map_put(&sh->order, t->res[i], t->seq);
+	}
+	pthread_mutex_unlock(&sh->omu);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
+{
+	unsigned op = t->rec.op, err;
+	enum rp_div_kind kind;
+	uint64_t t0;
+	int64_t res;
+
+	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn)
+		return 0;
+	if (x->sh->track_order)
+		track_order(x, t);
+	t0 = now_ns();
+	res = rp_exec_ops[op].fn(x, t);
+	rp_stats_add(x->st, op, res, now_ns() - t0);
+	if (rp_diverges(op, t->rec.result, res, &kind, &err))
+		rp_stats_div(x->st, op, kind, err);
+	return res;
+}

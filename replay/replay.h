@@ -1,0 +1,83 @@
+/*
+ * replay.h: `fstap replay` as a library: re-executes a trace's operations
+ * with real system calls beneath a target directory and measures them.
+ *
+ * This is the contract between the replay engine (the replay/ sources, linked as
+ * libreplay.a) and its command line (src/cli/cmd-replay.c). One call to
+ * rp_run() is one run; the caller repeats it for --runs and hands the
+ * results to the renderers (text, JSON, CSV), which all read the same
+ * result model (fio's one-model-several-renderers shape).
+ *
+ * Not here: recreating the initial tree (that is `fstap prepare`), the
+ * trace format (fstap/trace.h), the internals (replay_i.h).
+ */
+#ifndef FSTAP_REPLAY_H
+#define FSTAP_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rp_order {
+	RP_ORDER_STRICT,	/* one worker, global start order */
+	RP_ORDER_THREAD,	/* a worker per tid; cross-thread happens-before kept */
+	RP_ORDER_RESOURCE,	/* a worker per tid; recorded order per object/handle */
+	RP_ORDER_NONE,		/* a worker per tid; per-thread order only */
+	RP_ORDER_NR
+};
+
+struct rp_options {
+	const char *trace;	/* path of the trace ("-" is stdin) */
+	const char *dir;	/* target directory (the trace's root object) */
+	enum rp_order order;
+	/*
+	 * Pacing: pace_pct 0 is as fast as possible; otherwise the recorded
+	 * think time of each thread is kept, scaled by pace_pct/100 (100 is
+	 * the original timing).
+	 */
+	unsigned pace_pct;
+	uint64_t window_ns;	/* reorder window; 0: from the trace's metadata */
+	unsigned queue_depth;	/* per-worker queue bound; 0: default */
+	bool progress;		/* a progress line on stderr */
+};
+
+/* Parses "strict" etc.; -EINVAL if unknown. */
+int rp_order_parse(const char *s, enum rp_order *out);
+const char *rp_order_name(enum rp_order o);
+/* Parses "afap" (0), "orig" (100) or "N%" (N in 1..100000). 0 or -EINVAL. */
+int rp_pace_parse(const char *s, unsigned *pct);
+
+/* The outcome of one run (replay/report.c renders it). Opaque. */
+struct rp_result;
+
+/*
+ * Runs the replay once. On success returns 0 and the result in *out (free
+ * with rp_result_free). Fails with -errno after printing one error line
+ * for what makes a replay impossible: an unreadable or corrupt trace, a
+ * target that is missing or not a directory. Divergences are not errors.
+ */
+int rp_run(const struct rp_options *o, struct rp_result **out);
+void rp_result_free(struct rp_result *r);
+
+/* Renderers over n runs (n >= 1). 0 or -errno (the write failed). */
+int rp_report_text(FILE *f, struct rp_result *const *runs, unsigned n);
+int rp_report_json(FILE *f, struct rp_result *const *runs, unsigned n,
+		   const struct rp_options *o);
+int rp_report_csv(FILE *f, struct rp_result *const *runs, unsigned n);
+
+/* Environment control around a run (replay/cgroup.c). */
+
+/* sync(), then drop page, dentry and inode caches. 0 or -errno (logged). */
+int rp_drop_caches(void);
+
+struct rp_cgroup;
+/*
+ * Creates a cgroup v2 memory cgroup with memory.max = limit and moves the
+ * whole process into it. -errno with a clear message when cgroup v2 or its
+ * memory controller is not available.
+ */
+int rp_cgroup_enter(uint64_t limit, struct rp_cgroup **out);
+/* Moves the process back and removes the cgroup. */
+void rp_cgroup_leave(struct rp_cgroup *cg);
+
+#endif

@@ -1,0 +1,53 @@
+# replay.mk: `fstap replay`: the replay engine (libreplay.a), its command,
+# its unit tests (one check suite per module) and integration tests.
+# Included from Makefile.am after tests/unit/local.mk (it extends UNIT_TESTS).
+noinst_LIBRARIES += libreplay.a
+libreplay_a_SOURCES = \
+	replay/replay.h \
+	replay/replay_i.h \
+	replay/stats.c \
+	replay/timing.c \
+	replay/rmap.c \
+	replay/exec.c \
+	replay/sched.c \
+	replay/report.c \
+	replay/cgroup.c
+libreplay_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+
+fstap_SOURCES += src/cli/cmd-replay.c
+fstap_LDADD += libreplay.a $(FSTAP_LIBS) -lm
+
+REPLAY_UNIT_LDADD = libreplay.a $(UNIT_LDADD) -lm
+REPLAY_UNIT_TESTS = tests/unit/check_stats tests/unit/check_timing \
+	tests/unit/check_sched tests/unit/check_exec
+UNIT_TESTS += $(REPLAY_UNIT_TESTS)
+check_PROGRAMS += $(REPLAY_UNIT_TESTS)
+TESTS += $(REPLAY_UNIT_TESTS)
+
+tests_unit_check_stats_SOURCES = tests/unit/check_stats.c
+tests_unit_check_stats_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_stats_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_stats_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_timing_SOURCES = tests/unit/check_timing.c
+tests_unit_check_timing_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_timing_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_timing_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_sched_SOURCES = tests/unit/check_sched.c
+tests_unit_check_sched_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_sched_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_sched_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_exec_SOURCES = tests/unit/check_exec.c
+tests_unit_check_exec_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_exec_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_exec_LDADD = $(REPLAY_UNIT_LDADD)
+
+REPLAY_INTEGRATION_TESTS = \
+	tests/integration/t2100-replay-basic.sh \
+	tests/integration/t2110-replay-divergence.sh \
+	tests/integration/t2120-replay-order.sh \
+	tests/integration/t2130-replay-hostile.sh
+TESTS += $(REPLAY_INTEGRATION_TESTS)
+EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md

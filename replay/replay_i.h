@@ -1,0 +1,263 @@
+/*
+ * replay_i.h: the replay engine's internal interfaces, shared by its
+ * modules and their unit tests:
+ *
+ *  - stats.c: latency histograms, per-op counters, divergences.
+ *  - timing.c: pacing arithmetic over an injectable clock.
+ *  - rmap.c: a small uint64 -> uint64 hash map (handles, resources).
+ *  - exec.c: the executor table and the per-worker execution context.
+ *  - sched.c: reading, reordering, path resolution, dispatch, workers.
+ *
+ * Nothing here is a contract with other parts of fstap (replay.h is).
+ */
+#ifndef FSTAP_REPLAY_I_H
+#define FSTAP_REPLAY_I_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fstap/ops.h"
+#include "fstap/trace.h"
+#include "replay.h"
+
+/* ---- stats.c: latency histograms ---------------------------------------- */
+
+/*
+ * Log-linear histogram of nanosecond values, as fio's (stat.h):
+ *
+ * Values below 2^RP_HIST_BITS (64) have a bucket each. Above, every power
+ * of two [2^k, 2^(k+1)) is cut into 64 equal buckets of width 2^(k-6), so
+ * a bucket's width is at most 1/64 of the values it holds; reporting the
+ * bucket's midpoint is off by at most half a width, i.e. by less than
+ * 1/128 (0.8%) of the true value. Index of v >= 64, with m = msb(v) and
+ * s = m - 6: (s + 1) * 64 + (v >> s) - 64, continuous with the exact
+ * buckets below (for m = 6, s = 0, the index is v). Values of 2^40 ns
+ * (18 minutes) and more share the last bucket; min and max are kept
+ * exactly besides. 35 groups of 64 buckets: 2240 counters, 17.5 KiB.
+ *
+ * Adding is O(1) (a count-leading-zeros and a shift); two histograms
+ * merge by adding their counters; a percentile is a cumulative scan.
+ * Mean and variance are kept by Welford's method, merged with Chan's
+ * parallel formula.
+ */
+#define RP_HIST_BITS 6
+#define RP_HIST_SUB (1u << RP_HIST_BITS)
+#define RP_HIST_MAXBIT 40
+#define RP_HIST_NR ((RP_HIST_MAXBIT - RP_HIST_BITS + 1) * RP_HIST_SUB)
+
+struct rp_hist {
+	uint64_t n, min, max;
+	double mean, m2;	/* Welford */
+	uint64_t bucket[RP_HIST_NR];
+};
+
+unsigned rp_hist_index(uint64_t v);
+/* The midpoint of bucket idx (exact below 64). */
+uint64_t rp_hist_value(unsigned idx);
+void rp_hist_add(struct rp_hist *h, uint64_t v);
+void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
+/* The p-th percentile (0 < p <= 100), clamped to [min, max]; 0 if empty. */
+uint64_t rp_hist_percentile(const struct rp_hist *h, double p);
+double rp_hist_stddev(const struct rp_hist *h);
+
+/* ---- stats.c: per-op counters and divergences ---------------------------- */
+
+/* Why a replayed result differs from the recorded one. */
+enum rp_div_kind {
+	RP_DIV_ERRNO,		/* replay failed with err (recorded: success or another errno) */
+	RP_DIV_SUCCEEDED,	/* replay succeeded; recorded failed with err */
+	RP_DIV_SHORT,		/* fewer bytes read, written or copied than recorded */
+	RP_DIV_VALUE,		/* another value (more bytes, lseek offset, xattr size, link text) */
+	RP_DIV_ENTRIES,		/* a readdir entry set differs */
+	RP_DIV_UNKNOWN,		/* an object or handle the replay cannot resolve */
+	RP_DIV_REFUSED,		/* a hostile name or path, refused (confinement) */
+	RP_DIV_NR
+};
+const char *rp_div_kind_name(enum rp_div_kind k);
+
+/* Executor pseudo-results (below any -errno). */
+#define RP_E_UNKNOWN (-100001)
+#define RP_E_REFUSED (-100002)
+
+struct rp_div {
+	uint16_t op, kind, err;
+	uint64_t count;
+};
+
+struct rp_opstat {
+	uint64_t count, errors, bytes;
+	struct rp_hist *lat;	/* allocated on first use */
+};
+
+/* Statistics of one worker (thread-local), merged after the run. */
+struct rp_stats {
+	struct rp_opstat op[FSTAP_OP_NR];
+	struct rp_hist *lag;	/* paced modes: issue time minus ideal time */
+	struct rp_div *div;
+	size_t ndiv, cap_div;
+	uint64_t divergences;
+	uint64_t out_of_order;	/* --order=none: same-resource pairs reordered */
+};
+
+void rp_stats_init(struct rp_stats *s);
+void rp_stats_release(struct rp_stats *s);
+/* 0 or -ENOMEM (the sample is then lost, not the run). */
+int rp_stats_add(struct rp_stats *s, unsigned op, int64_t result, uint64_t lat_ns);
+int rp_stats_add_lag(struct rp_stats *s, uint64_t lag_ns);
+int rp_stats_div(struct rp_stats *s, unsigned op, enum rp_div_kind kind, unsigned err);
+int rp_stats_merge(struct rp_stats *dst, const struct rp_stats *src);
+
+/*
+ * Compares a replayed result with the recorded one. Returns true and sets
+ * *kind and *err when they diverge. Readdir entry sets are compared by the
+ * executor itself (RP_DIV_ENTRIES).
+ */
+bool rp_diverges(unsigned op, int64_t recorded, int64_t got, enum rp_div_kind *kind,
+		 unsigned *err);
+
+/* ---- timing.c ----------------------------------------------------------- */
+
+struct rp_clock {
+	uint64_t (*now)(void *arg);			/* monotonic ns */
+	void (*sleep_until)(void *arg, uint64_t t);	/* may overshoot */
+	void *arg;
+};
+
+/* The real clock: CLOCK_MONOTONIC, clock_nanosleep(TIMER_ABSTIME). */
+extern const struct rp_clock rp_clock_real;
+
+struct rp_pace {
+	unsigned pct;		/* 0: as fast as possible; 100: original gaps */
+	int64_t debt_ns;	/* lateness carried forward (thread-local) */
+};
+
+void rp_pace_init(struct rp_pace *p, unsigned pct);
+/* The recorded gap scaled by the pace (saturating). */
+uint64_t rp_pace_scale(const struct rp_pace *p, uint64_t gap_ns);
+/*
+ * Waits until the op is due: gap_ns (recorded think time) after prev_done
+ * (when the worker's previous op completed, or the run started), minus
+ * the lateness carried from earlier ops. Returns the schedule lag: how
+ * much later than prev_done + scaled gap the op is issued (0 if not late).
+ * *issued gets the issue time.
+ */
+uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev_done,
+		      uint64_t gap_ns, uint64_t *issued);
+
+/* ---- rmap.c: uint64 -> uint64 map (open addressing, no tombstones) ------ */
+
+struct rp_map {
+	uint64_t *keys, *vals;	/* key 0 is the empty slot: callers never store 0 */
+	size_t n, cap;
+};
+
+void rp_map_init(struct rp_map *m);
+void rp_map_release(struct rp_map *m);
+uint64_t *rp_map_get(const struct rp_map *m, uint64_t key);
+/* 0 or -ENOMEM. */
+int rp_map_put(struct rp_map *m, uint64_t key, uint64_t val);
+bool rp_map_del(struct rp_map *m, uint64_t key, uint64_t *val);
+
+/* ---- tasks: one operation on its way to a worker ------------------------- */
+
+struct rp_worker;
+
+struct rp_dep {
+	struct rp_worker *w;	/* must have completed ... */
+	uint64_t wseq;		/* ... its ops up to this per-worker number */
+};
+
+#define RP_TASK_MAX_RES 4
+
+/*
+ * A deep copy of one operation record, with what the dispatcher resolved.
+ * One allocation holds the task, its names, its target and its readdir
+ * entries; the paths are a second one. Owned by whoever holds the task.
+ */
+struct rp_task {
+	struct rp_task *next;		/* queue link */
+	uint64_t fileidx;		/* position in the trace file (ties) */
+	uint64_t seq;			/* global dispatch order */
+	uint64_t gap_ns;		/* recorded think time before it */
+	uint32_t ns_gen;		/* namespace generation (directory cache) */
+	bool absorbed;			/* a lookup the next op's path walk reproduces */
+	uint32_t ndeps, capdeps;
+	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
+	struct rp_dep dep_inline[RP_TASK_MAX_RES];
+	uint32_t nres;
+	uint64_t res[RP_TASK_MAX_RES];	/* resources, for --order=resource|none */
+	char *paths;			/* owned: path, then path2 */
+	const char *path;		/* directory (entry ops) or object; NULL: unknown */
+	const char *path2;		/* rename/link destination directory */
+	struct fstap_rec rec;		/* pointers into this allocation */
+};
+
+/* Deep-copies rec (an operation record); NULL on -ENOMEM. */
+struct rp_task *rp_task_new(const struct fstap_rec *rec);
+void rp_task_free(struct rp_task *t);
+
+/* ---- exec.c --------------------------------------------------------------- */
+
+struct rp_shared;	/* state of one run shared by the workers (exec.c) */
+struct rp_exec;		/* per-worker execution context (exec.c) */
+
+/*
+ * An executor issues the system call(s) of one record and returns the
+ * result (>= 0, -errno, or RP_E_UNKNOWN / RP_E_REFUSED). It may count a
+ * divergence of its own (readdir entries) in st.
+ */
+typedef int64_t (*rp_exec_fn)(struct rp_exec *x, const struct rp_task *t);
+
+struct rp_exec_op {
+	rp_exec_fn fn;		/* NULL: not replayed */
+	const char *why;	/* for NULL fn: why not (docs, tests) */
+};
+
+extern const struct rp_exec_op rp_exec_ops[FSTAP_OP_NR];
+
+/* Opens the shared state of a run over the directory root_fd (not taken). */
+int rp_shared_new(int root_fd, struct rp_shared **out);
+void rp_shared_free(struct rp_shared *sh);
+/* --order=none: count ops that run after a later-recorded op on a resource. */
+void rp_shared_track_order(struct rp_shared *sh, bool on);
+/* Handles still open at the end (closed by rp_shared_free). */
+size_t rp_shared_open_handles(const struct rp_shared *sh);
+
+int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out);
+void rp_exec_free(struct rp_exec *x);
+/* Runs the executor of t's op and accounts the result; returns it. */
+int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t);
+
+/* Name checks (exec.c): a single, non-special entry name. */
+bool rp_name_ok(struct fstap_bytes name);
+/* A path as pathmap writes it: "/", or "/a/b" with only plain components. */
+bool rp_path_ok(const char *path);
+
+/* ---- sched.c -------------------------------------------------------------- */
+
+/* Whether lookup l is absorbed by next, the same thread's next record. */
+bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next);
+
+/* Adds a dependency to t (0 or -ENOMEM). */
+int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
+
+/* What one run measured; report.c renders it. */
+struct rp_result {
+	enum rp_order order;
+	unsigned pace_pct;
+	uint64_t elapsed_ns;
+	uint64_t records;		/* records read (all types) */
+	uint64_t op_records;		/* operation records */
+	uint64_t replayed;		/* ops executed */
+	uint64_t kernel_skipped;	/* FSTAP_RF_KERNEL: left to the kernel */
+	uint64_t not_replayed;		/* forget, flush */
+	uint64_t lookups_absorbed, lookups_issued;
+	uint64_t handles_left;		/* open at the end of the trace */
+	unsigned workers;
+	bool incomplete;		/* the trace had no footer */
+	struct rp_stats stats;		/* merged over the workers */
+};
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * rmap.c: two small pieces of plumbing for the replay engine.
+ *
+ *  - struct rp_map: uint64 -> uint64, open addressing with linear probing
+ *    and backward-shift deletion (no tombstones, so a map of live handles
+ *    stays as small as the live set). Key 0 marks an empty slot. Not
+ *    thread-safe: each user names its lock.
+ *  - struct rp_task: a deep copy of one operation record, in one block.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_i.h"
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+void rp_map_init(struct rp_map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void rp_map_release(struct rp_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	rp_map_init(m);
+}
+
+static size_t slot_of(const struct rp_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i = mix(key) & mask;
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+uint64_t *rp_map_get(const struct rp_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return NULL;
+	i = slot_of(m, key);
+	return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+static int grow(struct rp_map *m)
+{
+	struct rp_map n;
+	size_t i;
+
+	n.cap = m->cap ? 2 * m->cap : 64;
+	n.n = m->n;
+	n.keys = calloc(n.cap, sizeof(uint64_t));
+	n.vals = calloc(n.cap, sizeof(uint64_t));
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i]) {
+			size_t j = slot_of(&n, m->keys[i]);
+
+			n.keys[j] = m->keys[i];
+			n.vals[j] = m->vals[i];
+		}
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+int rp_map_put(struct rp_map *m, uint64_t key, uint64_t val)
+{
+	size_t i;
+
+	if (!key)
+		return -EINVAL;
+	if (2 * (m->n + 1) > m->cap && grow(m))
+		return -ENOMEM;
+	i = slot_of(m, key);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->n++;
+	}
+	m->vals[i] = val;
+	return 0;
+}
+
+bool rp_map_del(struct rp_map *m, uint64_t key, uint64_t *val)
+{
+	size_t mask, i, j;
+
+	if (!m->cap || !key)
+		return false;
+	mask = m->cap - 1;
+	i = slot_of(m, key);
+	if (!m->keys[i])
+		return false;
+	if (val)
+		*val = m->vals[i];
+	m->keys[i] = 0;
+	m->n--;
+	/* Backward shift: move later members of the run into the hole. */
+	for (j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+		size_t home = mix(m->keys[j]) & mask;
+
+		/* Move j to i unless its home lies cyclically in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			m->keys[j] = 0;
+			i = j;
+		}
+	}
+	return true;
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static size_t bytes_len(struct fstap_bytes b)
+{
+	return b.len;
+}
+
+static void put_bytes(uint8_t **p, struct fstap_bytes *b)
+{
+	if (b->len)
+		memcpy(*p, b->ptr, b->len);
+	b->ptr = *p;
+	*p += b->len;
+}
+
+struct rp_task *rp_task_new(const struct fstap_rec *rec)
+{
+	size_t size = sizeof(struct rp_task), i;
+	struct rp_task *t;
+	struct fstap_dirent *ents;
+	uint8_t *p;
+
+	size += bytes_len(rec->name) + bytes_len(rec->newname) + bytes_len(rec->target);
+	size = (size + 7) & ~(size_t)7;
+	size += (size_t)rec->nentries * sizeof(struct fstap_dirent);
+	for (i = 0; i < rec->nentries; i++)
+		size += rec->entries[i].name.len;
+	t = malloc(size);
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->deps = t->dep_inline;
+	t->capdeps = RP_TASK_MAX_RES;
+	t->rec = *rec;
+	/* Only what an executor uses; process and state fields are dropped. */
+	t->rec.comm = t->rec.cmdline = (struct fstap_bytes){ 0 };
+	t->rec.xattrs = NULL;
+	t->rec.extents = NULL;
+	t->rec.nxattrs = t->rec.nextents = 0;
+	p = (uint8_t *)(t + 1);
+	put_bytes(&p, &t->rec.name);
+	put_bytes(&p, &t->rec.newname);
+	put_bytes(&p, &t->rec.target);
+	p = (uint8_t *)t + (((size_t)(p - (uint8_t *)t) + 7) & ~(size_t)7);
+	ents = (struct fstap_dirent *)p;
+	p += (size_t)rec->nentries * sizeof(struct fstap_dirent);
+	for (i = 0; i < rec->nentries; i++) {
+		ents[i] = rec->entries[i];
+		put_bytes(&p, &ents[i].name);
+	}
+	t->rec.entries = rec->nentries ? ents : NULL;
+	return t;
+}
+
+void rp_task_free(struct rp_task *t)
+{
+	if (!t)
+		return;
+	if (t->deps != t->dep_inline)
+		free(t->deps);
+	free(t->paths);
+	free(t);
+}
+
+int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq)
+{
+	if (t->ndeps == t->capdeps) {
+		uint32_t c = 2 * t->capdeps;
+		struct rp_dep *p = malloc(c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, t->deps, t->ndeps * sizeof(*p));
+		if (t->deps != t->dep_inline)
+			free(t->deps);
+		t->deps = p;
+		t->capdeps = c;
+	}
+	t->deps[t->ndeps++] = (struct rp_dep){ w, wseq };
+	return 0;
+}

@@ -1,0 +1,915 @@
+/*
+ * sched.c: one replay run. The dispatcher (the calling thread) streams the
+ * trace, restores global start order with a bounded reorder window,
+ * resolves each record's paths in that order, decides what is re-issued
+ * (lookups the next operation's path walk reproduces, and requests the
+ * kernel made on its own, are not), computes the ordering constraints of
+ * the chosen --order, and hands tasks to workers through bounded queues.
+ * Workers wait for their dependencies, pace, execute (exec.c) and count.
+ *
+ * Reorder window: the recorder writes per-thread chunks, so each thread's
+ * records are in order but threads interleave at chunk granularity, and a
+ * thread's chunk is flushed at least every flush_interval_ns (trace
+ * metadata; 1 s if absent). A record is therefore released from the
+ * min-heap (on start time, then file position) only once a record that
+ * started more than window + margin later has been read, or at the end.
+ * Memory: the heap holds the records of one window; the rest grows with
+ * threads, live handles and named objects.
+ *
+ * Ordering (every dependency points to an op dispatched earlier, so the
+ * lowest pending op can always run: no deadlock):
+ *  - strict: one worker, global start order.
+ *  - thread: a worker per recorded tid; op X waits, for every other worker
+ *    w, for w's last op whose recorded end is <= X's recorded start (w runs
+ *    its ops in order, so all earlier ones are done too). A worker skips
+ *    constraints it already waited for (known[]).
+ *  - resource: a worker per tid; X waits for the last op dispatched before
+ *    it on each of its resources (objects, directory, handles).
+ *  - none: a worker per tid, per-thread order only; ops that run after a
+ *    later-recorded op on the same resource are counted.
+ *
+ * Not here: the system calls (exec.c), the arithmetic of pacing
+ * (timing.c) and of statistics (stats.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fstap/log.h"
+#include "fstap/pathmap.h"
+#include "replay_i.h"
+
+#define DEFAULT_FLUSH_NS 1000000000ull
+#define WINDOW_MARGIN_NS 250000000ull
+#define DEFAULT_QUEUE 1024
+#define MAX_WORKERS 1024
+#define PATHBUF 8192
+
+struct ends_ring {
+	struct { uint64_t wseq, end; } *v;
+	size_t head, len, cap;
+};
+
+struct rp_worker {
+	struct run *run;
+	unsigned idx;
+	pthread_t th;
+	bool started;
+
+	/* queue and progress, protected by mu */
+	pthread_mutex_t mu;
+	pthread_cond_t cv_get, cv_put, cv_done;
+	struct rp_task *head, *tail;
+	unsigned qlen;
+	bool closed;
+	uint64_t done;		/* ops completed (per-worker numbers 1..done) */
+	unsigned waiters;	/* threads waiting on cv_done */
+
+	/* dispatcher only */
+	uint64_t wseq;		/* ops dispatched to it */
+	uint64_t prev_end;	/* recorded end of its latest op, for the gaps */
+	struct ends_ring ends;	/* thread order: dispatched ops not yet ended */
+	uint64_t ended;		/* its last op ended at the current dispatch time */
+	uint64_t *known;	/* known[w]: what this worker already waits for */
+	size_t nknown;
+
+	/* worker thread only */
+	struct rp_stats stats;
+	int err;
+};
+
+/* Per recorded thread, dispatcher only. */
+struct tstate {
+	struct rp_worker *w;
+	struct rp_task *last;	/* its latest record still in the heap, non-kernel */
+};
+
+struct run {
+	const struct rp_options *o;
+	struct rp_shared *sh;
+	struct fstap_pathmap *pm;
+	struct rp_worker **w;
+	size_t nw, capw;
+	struct rp_map tids;	/* tid + 1 -> struct tstate * */
+	struct rp_map res_last;	/* resource -> wseq << 20 | worker idx */
+	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
+	struct rp_task **heap;
+	size_t nheap, capheap;
+	uint64_t seq;
+	uint32_t ns_gen;
+	uint64_t t0;		/* monotonic start of the run */
+	unsigned qdepth;
+	atomic_uint_fast64_t completed;
+	uint64_t last_progress;
+	struct rp_result *res;
+	char p1[PATHBUF], p2[PATHBUF];
+};
+
+static uint64_t now_ns(void)
+{
+	return rp_clock_real.now(NULL);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static const char *const order_names[RP_ORDER_NR] = { "strict", "thread", "resource", "none" };
+
+int rp_order_parse(const char *s, enum rp_order *out)
+{
+	unsigned i;
+
+	for (i = 0; i < RP_ORDER_NR; i++) {
+		if (!strcmp(s, order_names[i])) {
+			*out = (enum rp_order)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *rp_order_name(enum rp_order o)
+{
+	return (unsigned)o < RP_ORDER_NR ? order_names[o] : "?";
+}
+
+int rp_pace_parse(const char *s, unsigned *pct)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(s, "afap")) {
+		*pct = 0;
+		return 0;
+	}
+	if (!strcmp(s, "orig")) {
+		*pct = 100;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (strcmp(end, "%") || v < 1 || v > 100000)
+		return -EINVAL;
+	*pct = (unsigned)v;
+	return 0;
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+static bool same_name(struct fstap_bytes a, struct fstap_bytes b)
+{
+	return a.len == b.len && (!a.len || !memcmp(a.ptr, b.ptr, a.len));
+}
+
+/*
+ * The kernel turns one path-based system call into LOOKUPs of each
+ * component followed by the operation itself; the target kernel does the
+ * same walk when the replay issues that operation. So a lookup is absorbed
+ * when the same thread's next request continues that walk: it creates or
+ * removes the looked-up entry, acts on the object found, or is an entry
+ * operation (or lookup) inside the object found (a longer path).
+ */
+bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *n)
+{
+	bool entry = n->obj == l->obj && same_name(n->name, l->name);
+	bool child = l->child && l->result >= 0;
+
+	switch (n->op) {
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+	case FSTAP_OP_UNLINK:
+	case FSTAP_OP_RMDIR:
+	case FSTAP_OP_LOOKUP:
+		return entry || (child && n->obj == l->child);
+	case FSTAP_OP_RENAME:
+		return entry || (n->newparent == l->obj && same_name(n->newname, l->name)) ||
+		       (child && (n->obj == l->child || n->newparent == l->child));
+	case FSTAP_OP_LINK:
+		return (n->newparent == l->obj && same_name(n->newname, l->name)) ||
+		       (child && (n->obj == l->child || n->newparent == l->child));
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_GETATTR:
+	case FSTAP_OP_SETATTR:
+	case FSTAP_OP_GETXATTR:
+	case FSTAP_OP_LISTXATTR:
+	case FSTAP_OP_SETXATTR:
+	case FSTAP_OP_REMOVEXATTR:
+	case FSTAP_OP_READLINK:
+	case FSTAP_OP_ACCESS:
+	case FSTAP_OP_STATFS:
+		return child && n->obj == l->child;
+	default:
+		return false;
+	}
+}
+
+/* ---- heap on (start_ns, fileidx) ---------------------------------------- */
+
+static bool before(const struct rp_task *a, const struct rp_task *b)
+{
+	if (a->rec.start_ns != b->rec.start_ns)
+		return a->rec.start_ns < b->rec.start_ns;
+	return a->fileidx < b->fileidx;
+}
+
+static int heap_push(struct run *r, struct rp_task *t)
+{
+	size_t i;
+
+	if (r->nheap == r->capheap) {
+		size_t c = r->capheap ? 2 * r->capheap : 1024;
+		struct rp_task **p = realloc(r->heap, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->heap = p;
+		r->capheap = c;
+	}
+	i = r->nheap++;
+	while (i && before(t, r->heap[(i - 1) / 2])) {
+		r->heap[i] = r->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	r->heap[i] = t;
+	return 0;
+}
+
+static struct rp_task *heap_pop(struct run *r)
+{
+	struct rp_task *top = r->heap[0], *last = r->heap[--r->nheap];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= r->nheap)
+			break;
+		if (c + 1 < r->nheap && before(r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!before(r->heap[c], last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->nheap)
+		r->heap[i] = last;
+	return top;
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+static void wait_done(struct rp_worker *w, uint64_t n)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->done < n) {
+		w->waiters++;
+		pthread_cond_wait(&w->cv_done, &w->mu);
+		w->waiters--;
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+static struct rp_task *queue_get(struct rp_worker *w)
+{
+	struct rp_task *t;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->head && !w->closed)
+		pthread_cond_wait(&w->cv_get, &w->mu);
+	t = w->head;
+	if (t) {
+		w->head = t->next;
+		if (!w->head)
+			w->tail = NULL;
+		if (w->qlen-- == w->run->qdepth)
+			pthread_cond_signal(&w->cv_put);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return t;
+}
+
+static void queue_put(struct rp_worker *w, struct rp_task *t)
+{
+	t->next = NULL;
+	pthread_mutex_lock(&w->mu);
+	while (w->qlen >= w->run->qdepth)
+		pthread_cond_wait(&w->cv_put, &w->mu);
+	if (w->tail)
+		w->tail->next = t;
+	else
+		w->head = t;
+	w->tail = t;
+	if (w->qlen++ == 0)
+		pthread_cond_signal(&w->cv_get);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void *worker_main(void *arg)
+{
+	struct rp_worker *w = arg;
+	struct run *r = w->run;
+	struct rp_exec *x = NULL;
+	struct rp_pace pace;
+	struct rp_task *t;
+	uint64_t prev_done = r->t0, issued;
+	uint32_t i;
+
+	rp_pace_init(&pace, r->o->pace_pct);
+	w->err = rp_exec_new(r->sh, &w->stats, &x);
+	while ((t = queue_get(w))) {
+		for (i = 0; i < t->ndeps; i++)
+			wait_done(t->deps[i].w, t->deps[i].wseq);
+		if (pace.pct) {
+			uint64_t lag = rp_pace_wait(&pace, &rp_clock_real, prev_done, t->gap_ns,
+						    &issued);
+
+			rp_stats_add_lag(&w->stats, lag);
+		}
+		if (x)
+			rp_exec_run(x, t);
+		prev_done = now_ns();
+		rp_task_free(t);
+		pthread_mutex_lock(&w->mu);
+		w->done++;
+		if (w->waiters)
+			pthread_cond_broadcast(&w->cv_done);
+		pthread_mutex_unlock(&w->mu);
+		atomic_fetch_add_explicit(&r->completed, 1, memory_order_relaxed);
+	}
+	rp_exec_free(x);
+	return NULL;
+}
+
+static struct rp_worker *worker_new(struct run *r)
+{
+	struct rp_worker *w;
+
+	if (r->nw == r->capw) {
+		size_t c = r->capw ? 2 * r->capw : 16;
+		struct rp_worker **p = realloc(r->w, c * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		r->w = p;
+		r->capw = c;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->run = r;
+	w->idx = (unsigned)r->nw;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_get, NULL);
+	pthread_cond_init(&w->cv_put, NULL);
+	pthread_cond_init(&w->cv_done, NULL);
+	rp_stats_init(&w->stats);
+	if (pthread_create(&w->th, NULL, worker_main, w)) {
+		free(w);
+		return NULL;
+	}
+	w->started = true;
+	r->w[r->nw++] = w;
+	return w;
+}
+
+static void worker_close(struct rp_worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->closed = true;
+	pthread_cond_signal(&w->cv_get);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void worker_free(struct rp_worker *w)
+{
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv_get);
+	pthread_cond_destroy(&w->cv_put);
+	pthread_cond_destroy(&w->cv_done);
+	rp_stats_release(&w->stats);
+	free(w->ends.v);
+	free(w->known);
+	free(w);
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+static struct tstate *tstate_get(struct run *r, uint32_t tid, bool create)
+{
+	uint64_t *v = rp_map_get(&r->tids, (uint64_t)tid + 1);
+	struct tstate *ts;
+
+	if (v)
+		return (struct tstate *)(uintptr_t)*v;
+	if (!create)
+		return NULL;
+	ts = calloc(1, sizeof(*ts));
+	if (!ts || rp_map_put(&r->tids, (uint64_t)tid + 1, (uint64_t)(uintptr_t)ts)) {
+		free(ts);
+		return NULL;
+	}
+	return ts;
+}
+
+static struct rp_worker *worker_for(struct run *r, struct tstate *ts, uint32_t tid)
+{
+	if (ts->w)
+		return ts->w;
+	if (r->o->order == RP_ORDER_STRICT) {
+		ts->w = r->nw ? r->w[0] : worker_new(r);
+	} else if (r->nw >= MAX_WORKERS) {
+		/* NEEDSWORK: beyond MAX_WORKERS threads, tids share workers. */
+		ts->w = r->w[tid % r->nw];
+	} else {
+		ts->w = worker_new(r);
+	}
+	return ts->w;
+}
+
+/*
+ * The kernel closes a file (release) on its own when the application's
+ * last reference goes, from no thread of the application: that close goes
+ * to the worker that opened the handle, after its other uses.
+ */
+static struct rp_worker *worker_for_task(struct run *r, struct tstate *ts, struct rp_task *t)
+{
+	unsigned op = t->rec.op;
+	uint64_t key = t->rec.fh + 1;
+
+	if (op == FSTAP_OP_OPEN || op == FSTAP_OP_CREATE || op == FSTAP_OP_OPENDIR) {
+		struct rp_worker *w = worker_for(r, ts, t->rec.tid);
+
+		if (w && key && rp_map_put(&r->fh_owner, key, w->idx))
+			return NULL;
+		return w;
+	}
+	if (op == FSTAP_OP_RELEASE || op == FSTAP_OP_RELEASEDIR) {
+		uint64_t idx;
+
+		if (key && rp_map_del(&r->fh_owner, key, &idx) && (t->rec.flags & FSTAP_RF_KERNEL))
+			return r->w[idx];
+	}
+	return worker_for(r, ts, t->rec.tid);
+}
+
+static int ends_push(struct ends_ring *e, uint64_t wseq, uint64_t end)
+{
+	if (e->len == e->cap) {
+		size_t c = e->cap ? 2 * e->cap : 16, i;
+		__typeof__(e->v) p = malloc(c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < e->len; i++)
+			p[i] = e->v[(e->head + i) % e->cap];
+		free(e->v);
+		e->v = p;
+		e->head = 0;
+		e->cap = c;
+	}
+	e->v[(e->head + e->len++) % e->cap].wseq = wseq;
+	e->v[(e->head + e->len - 1) % e->cap].end = end;
+	return 0;
+}
+
+static uint64_t *known_slot(struct rp_worker *me, unsigned idx)
+{
+	if (idx >= me->nknown) {
+		size_t n = idx + 16;
+		uint64_t *p = realloc(me->known, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + me->nknown, 0, (n - me->nknown) * sizeof(*p));
+		me->known = p;
+		me->nknown = n;
+	}
+	return &me->known[idx];
+}
+
+static int add_dep(struct rp_task *t, struct rp_worker *me, struct rp_worker *w, uint64_t wseq)
+{
+	uint64_t *k;
+
+	if (w == me || !wseq)
+		return 0;
+	k = known_slot(me, w->idx);
+	if (!k)
+		return -ENOMEM;
+	if (*k >= wseq)
+		return 0;
+	*k = wseq;
+	return rp_task_add_dep(t, w, wseq);
+}
+
+/* --order=thread: wait for every other worker's ops that ended before t started. */
+static int deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->nw; i++) {
+		struct rp_worker *w = r->w[i];
+		struct ends_ring *e = &w->ends;
+
+		while (e->len && e->v[e->head].end <= t->rec.start_ns) {
+			w->ended = e->v[e->head].wseq;
+			e->head = (e->head + 1) % e->cap;
+			e->len--;
+		}
+		if ((ret = add_dep(t, me, w, w->ended)))
+			return ret;
+	}
+	return 0;
+}
+
+static void add_res(struct rp_task *t, uint64_t key)
+{
+	uint32_t i;
+
+	if (key <= 3 || t->nres == RP_TASK_MAX_RES)
+		return;
+	for (i = 0; i < t->nres; i++)
+		if (t->res[i] == key)
+			return;
+	t->res[t->nres++] = key;
+}
+
+#define RES_OBJ(o) ((o) ? ((uint64_t)(o) << 1) + 2 : 0)
+#define RES_FH(f) (((uint64_t)(f) << 1) + 3)
+
+/* The objects and handles an op touches (before the pathmap learns from it). */
+static void resources(struct run *r, struct rp_task *t)
+{
+	const struct fstap_rec *c = &t->rec;
+	const struct fstap_op_info *oi = fstap_op_info(c->op);
+
+	add_res(t, RES_OBJ(c->obj));
+	if (oi && (oi->props & FSTAP_OPP_HANDLE))
+		add_res(t, RES_FH(c->fh));
+	switch (c->op) {
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_GETATTR:
+	case FSTAP_OP_SETATTR:
+		if (c->fh)
+			add_res(t, RES_FH(c->fh));
+		break;
+	case FSTAP_OP_RENAME:
+		add_res(t, RES_OBJ(c->newparent));
+		add_res(t, RES_OBJ(fstap_pathmap_lookup(r->pm, c->obj, c->name)));
+		add_res(t, RES_OBJ(fstap_pathmap_lookup(r->pm, c->newparent, c->newname)));
+		break;
+	case FSTAP_OP_LINK:
+		add_res(t, RES_OBJ(c->newparent));
+		break;
+	case FSTAP_OP_COPY_FILE_RANGE:
+		add_res(t, RES_FH(c->fh2));
+		add_res(t, RES_OBJ(c->obj2));
+		break;
+	default:
+		break;
+	}
+	if (oi && (oi->props & FSTAP_OPP_DIRENT)) {
+		uint64_t child = c->child ? c->child : fstap_pathmap_lookup(r->pm, c->obj, c->name);
+
+		add_res(t, RES_OBJ(child));
+	}
+}
+
+/* --order=resource: wait for the previous op on each of t's resources. */
+static int deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < t->nres; i++) {
+		uint64_t *v = rp_map_get(&r->res_last, t->res[i]);
+
+		if (v && (ret = add_dep(t, me, r->w[*v & 0xfffff], *v >> 20)))
+			return ret;
+		if ((t->rec.op == FSTAP_OP_RELEASE || t->rec.op == FSTAP_OP_RELEASEDIR) &&
+		    (t->res[i] & 1)) {
+			rp_map_del(&r->res_last, t->res[i], NULL);	/* a handle ends */
+			continue;
+		}
+		if ((ret = rp_map_put(&r->res_last, t->res[i], (me->wseq + 1) << 20 | me->idx)))
+			return ret;
+	}
+	return 0;
+}
+
+/* Resolves t's paths from the pathmap as it is before t. */
+static int resolve(struct run *r, struct rp_task *t)
+{
+	const struct fstap_rec *c = &t->rec;
+	const struct fstap_op_info *oi = fstap_op_info(c->op);
+	int n1, n2 = -1;
+	bool two = c->op == FSTAP_OP_RENAME || c->op == FSTAP_OP_LINK;
+
+	(void)oi;
+	n1 = fstap_pathmap_path(r->pm, c->obj, r->p1, sizeof(r->p1));
+	if (two)
+		n2 = fstap_pathmap_path(r->pm, c->newparent, r->p2, sizeof(r->p2));
+	/* An unknown object comes out as "<obj:N>": no leading '/'. */
+	if (n1 < 0 || r->p1[0] != '/' || strlen(r->p1) != (size_t)n1)
+		n1 = -1;
+	if (two && (n2 < 0 || r->p2[0] != '/' || strlen(r->p2) != (size_t)n2))
+		n2 = -1;
+	t->paths = malloc((n1 >= 0 ? (size_t)n1 + 1 : 0) + (n2 >= 0 ? (size_t)n2 + 1 : 0) + 1);
+	if (!t->paths)
+		return -ENOMEM;
+	if (n1 >= 0) {
+		memcpy(t->paths, r->p1, (size_t)n1 + 1);
+		t->path = t->paths;
+	}
+	if (n2 >= 0) {
+		char *p = t->paths + (n1 >= 0 ? n1 + 1 : 0);
+
+		memcpy(p, r->p2, (size_t)n2 + 1);
+		t->path2 = p;
+	}
+	return 0;
+}
+
+static bool replayed(const struct rp_task *t, struct rp_result *res)
+{
+	unsigned op = t->rec.op;
+
+	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn) {
+		res->not_replayed++;
+		return false;
+	}
+	/* The kernel's own requests are left to the target kernel; releases
+	 * still close the replay's descriptor (the application's close). */
+	if ((t->rec.flags & FSTAP_RF_KERNEL) && op != FSTAP_OP_RELEASE &&
+	    op != FSTAP_OP_RELEASEDIR) {
+		res->kernel_skipped++;
+		return false;
+	}
+	if (op == FSTAP_OP_LOOKUP) {
+		if (t->absorbed) {
+			res->lookups_absorbed++;
+			return false;
+		}
+		res->lookups_issued++;
+	}
+	return true;
+}
+
+static int dispatch(struct run *r, struct rp_task *t)
+{
+	struct tstate *ts = tstate_get(r, t->rec.tid, true);
+	struct rp_worker *w;
+	uint64_t end;
+	int ret;
+
+	if (!ts)
+		return -ENOMEM;
+	if (ts->last == t)
+		ts->last = NULL;
+	if ((ret = resolve(r, t)))
+		return ret;
+	if (r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
+		resources(r, t);
+	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)))
+		return ret;
+	if (!replayed(t, r->res)) {
+		rp_task_free(t);
+		return 0;
+	}
+	w = worker_for_task(r, ts, t);
+	if (!w)
+		return -ENOMEM;
+	t->seq = ++r->seq;
+	t->ns_gen = r->ns_gen;
+	if (t->rec.op == FSTAP_OP_RENAME || t->rec.op == FSTAP_OP_RMDIR)
+		r->ns_gen++;	/* what a directory path names may have changed */
+	if (r->o->order == RP_ORDER_THREAD)
+		ret = deps_thread(r, t, w);
+	else if (r->o->order == RP_ORDER_RESOURCE)
+		ret = deps_resource(r, t, w);
+	if (ret)
+		return ret;
+	end = sat_add(t->rec.start_ns, t->rec.dur_ns);
+	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
+	if (end > w->prev_end)
+		w->prev_end = end;
+	w->wseq++;
+	if (r->o->order == RP_ORDER_THREAD && (ret = ends_push(&w->ends, w->wseq, end)))
+		return ret;
+	queue_put(w, t);
+	return 0;
+}
+
+static void progress(struct run *r, bool final)
+{
+	uint64_t now = now_ns(), done;
+	double s;
+
+	if (!r->o->progress || (!final && now - r->last_progress < 500000000ull))
+		return;
+	r->last_progress = now;
+	done = atomic_load_explicit(&r->completed, memory_order_relaxed);
+	s = (double)(now - r->t0) / 1e9;
+	fprintf(stderr, "\rreplay: %llu ops, %.1f s, %.0f ops/s   %s",
+		(unsigned long long)done, s, s > 0 ? (double)done / s : 0.0, final ? "\n" : "");
+	fflush(stderr);
+}
+
+/* flush_interval_ns from the trace metadata ("recorder", top level or "options"). */
+static uint64_t flush_interval(const struct fstap_reader *rd)
+{
+	const struct fstap_trace_info *info = fstap_reader_info(rd);
+	json_t *root, *v;
+	uint64_t ns = DEFAULT_FLUSH_NS;
+
+	if (!info->metadata_json)
+		return ns;
+	root = json_loads(info->metadata_json, 0, NULL);
+	if (!root)
+		return ns;
+	v = json_object_get(json_object_get(root, "recorder"), "flush_interval_ns");
+	if (!v)
+		v = json_object_get(root, "flush_interval_ns");
+	if (!v)
+		v = json_object_get(json_object_get(root, "options"), "flush_interval_ns");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		ns = (uint64_t)json_integer_value(v);
+	json_decref(root);
+	return ns;
+}
+
+/* Reads the whole trace and dispatches it; 0 or -errno (logged). */
+static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
+{
+	struct fstap_rec rec;
+	uint64_t idx = 0, max_start = 0;
+	int ret;
+
+	while ((ret = fstap_reader_next(rd, &rec)) > 0) {
+		struct rp_task *t;
+		struct tstate *ts;
+
+		r->res->records++;
+		if (fstap_op_is_meta(rec.op)) {
+			if (rec.op == FSTAP_OP_STATE_DENTRY &&
+			    (ret = fstap_pathmap_apply(r->pm, &rec)))
+				return fstap_error(ret, "cannot replay: out of memory");
+			continue;
+		}
+		r->res->op_records++;
+		t = rp_task_new(&rec);
+		if (!t || !(ts = tstate_get(r, rec.tid, true)))
+			return fstap_error(-ENOMEM, "cannot replay: out of memory");
+		t->fileidx = idx++;
+		if (!(rec.flags & FSTAP_RF_KERNEL)) {
+			if (ts->last && ts->last->rec.op == FSTAP_OP_LOOKUP &&
+			    rp_lookup_absorbed(&ts->last->rec, &t->rec))
+				ts->last->absorbed = true;
+			ts->last = t;
+		}
+		if ((ret = heap_push(r, t))) {
+			rp_task_free(t);
+			return fstap_error(ret, "cannot replay: out of memory");
+		}
+		if (rec.start_ns > max_start)
+			max_start = rec.start_ns;
+		while (r->nheap && sat_add(r->heap[0]->rec.start_ns, window) < max_start) {
+			if ((ret = dispatch(r, heap_pop(r))))
+				return fstap_error(ret, "cannot replay: out of memory");
+		}
+		if (!(idx & 4095))
+			progress(r, false);
+	}
+	if (ret < 0)
+		return fstap_error(ret, "cannot replay '%s': %s", r->o->trace,
+				   fstap_reader_errmsg(rd));
+	while (r->nheap)
+		if ((ret = dispatch(r, heap_pop(r))))
+			return fstap_error(ret, "cannot replay: out of memory");
+	return 0;
+}
+
+static void run_release(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nheap; i++)
+		rp_task_free(r->heap[i]);
+	free(r->heap);
+	for (i = 0; i < r->tids.cap; i++)
+		if (r->tids.keys[i])
+			free((struct tstate *)(uintptr_t)r->tids.vals[i]);
+	rp_map_release(&r->tids);
+	rp_map_release(&r->res_last);
+	rp_map_release(&r->fh_owner);
+	fstap_pathmap_free(r->pm);
+}
+
+int rp_run(const struct rp_options *o, struct rp_result **out)
+{
+	struct run r = { .o = o };
+	struct fstap_reader *rd = NULL;
+	struct rp_result *res;
+	struct stat st;
+	char *msg = NULL;
+	int root_fd, ret;
+	mode_t old_umask;
+	size_t i;
+
+	root_fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0 || fstat(root_fd, &st)) {
+		ret = -errno;
+		if (ret == -ENOTDIR)
+			return fstap_error(ret, "'%s' is not a directory", o->dir);
+		return fstap_error(ret, "cannot open directory '%s': %s", o->dir, strerror(-ret));
+	}
+	if ((ret = fstap_reader_open(&rd, o->trace, &msg))) {
+		fstap_error(ret, "%s", msg ? msg : "cannot open trace");
+		free(msg);
+		close(root_fd);
+		return ret;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res || fstap_pathmap_new(&r.pm) || rp_shared_new(root_fd, &r.sh)) {
+		free(res);
+		fstap_pathmap_free(r.pm);
+		fstap_reader_close(rd);
+		close(root_fd);
+		return fstap_error(-ENOMEM, "cannot replay: out of memory");
+	}
+	rp_stats_init(&res->stats);
+	res->order = o->order;
+	res->pace_pct = o->pace_pct;
+	r.res = res;
+	r.qdepth = o->queue_depth ? o->queue_depth : DEFAULT_QUEUE;
+	rp_map_init(&r.tids);
+	rp_map_init(&r.res_last);
+	rp_map_init(&r.fh_owner);
+	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
+	atomic_init(&r.completed, 0);
+
+	/* Modes and umasks are applied from the record, as the process had them. */
+	old_umask = umask(0);
+	r.t0 = now_ns();
+	r.last_progress = r.t0;
+	ret = feed(&r, rd, o->window_ns ? o->window_ns :
+		   sat_add(flush_interval(rd), WINDOW_MARGIN_NS));
+	for (i = 0; i < r.nw; i++)
+		worker_close(r.w[i]);
+	for (i = 0; i < r.nw; i++)
+		pthread_join(r.w[i]->th, NULL);
+	res->elapsed_ns = now_ns() - r.t0;
+	umask(old_umask);
+	progress(&r, true);
+
+	res->incomplete = !fstap_reader_complete(rd);
+	if (!ret && res->incomplete)
+		fstap_warn("%s; replayed what it holds", fstap_reader_errmsg(rd));
+	res->workers = (unsigned)r.nw;
+	res->handles_left = rp_shared_open_handles(r.sh);
+	for (i = 0; i < r.nw; i++) {
+		if (!ret && r.w[i]->err)
+			ret = fstap_error(r.w[i]->err, "cannot start a replay worker");
+		rp_stats_merge(&res->stats, &r.w[i]->stats);
+		worker_free(r.w[i]);
+	}
+	free(r.w);
+	for (i = 0; i < FSTAP_OP_NR; i++)
+		res->replayed += res->stats.op[i].count;
+	run_release(&r);
+	rp_shared_free(r.sh);
+	fstap_reader_close(rd);
+	close(root_fd);
+	if (ret) {
+		rp_result_free(res);
+		return ret;
+	}
+	*out = res;
+	return 0;
+}
+
+void rp_result_free(struct rp_result *r)
+{
+	if (!r)
+		return;
+	rp_stats_release(&r->stats);
+	free(r);
+}

@@ -1,0 +1,97 @@
+/*
+ * timing.c: pacing for --pace=orig and --pace=N%. Pure arithmetic over an
+ * injectable clock, so that the unit test drives it with a fake clock.
+ *
+ * The model: a recorded thread issues an op, waits for its reply, "thinks"
+ * for gap = start(next) - end(this), then issues the next op. A paced
+ * worker keeps that gap (scaled by pct/100) after its own previous
+ * completion: ideal(k) = done(k-1) + scaled gap(k).
+ *
+ * Why the lateness is carried (fio's iolog time_offset): a sleep overshoots
+ * its deadline by some microseconds, and an op issued late completes late,
+ * which moves every later ideal time. Without compensation the overshoot of
+ * every op adds up over a long trace. So each worker keeps a debt D, how
+ * much later than its target the previous op was issued, and aims earlier
+ * by D: target(k) = ideal(k) - D(k-1). After issuing at time a(k):
+ *
+ *     D(k) = a(k) - target(k)
+ *
+ * which holds both when the worker slept (then D(k) is just this sleep's
+ * overshoot: a(k) = target(k) + overshoot) and when it was already late
+ * (no sleep; the debt grows by the new lateness and is paid back from the
+ * next gaps). Summing, the issue time of op k is within one overshoot of
+ * the sum of the ideal gaps plus the service times, instead of drifting by
+ * k overshoots. A negative D (an early wake-up) makes the next target
+ * later, symmetrically. The reported schedule lag is a(k) - ideal(k),
+ * counted as 0 when the worker is early (paying back debt).
+ *
+ * Not here: where the gaps come from (sched.c computes them at dispatch).
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "replay_i.h"
+
+static uint64_t real_now(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void real_sleep_until(void *arg, uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
+			       .tv_nsec = (long)(t % 1000000000ull) };
+
+	(void)arg;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+const struct rp_clock rp_clock_real = { real_now, real_sleep_until, NULL };
+
+void rp_pace_init(struct rp_pace *p, unsigned pct)
+{
+	p->pct = pct;
+	p->debt_ns = 0;
+}
+
+uint64_t rp_pace_scale(const struct rp_pace *p, uint64_t gap_ns)
+{
+	unsigned __int128 v = (unsigned __int128)gap_ns * p->pct / 100;
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev_done,
+		      uint64_t gap_ns, uint64_t *issued)
+{
+	uint64_t ideal, now, target;
+
+	if (!p->pct) {
+		*issued = c->now(c->arg);
+		return 0;
+	}
+	ideal = sat_add(prev_done, rp_pace_scale(p, gap_ns));
+	if (p->debt_ns >= 0)
+		target = ideal > (uint64_t)p->debt_ns ? ideal - (uint64_t)p->debt_ns : 0;
+	else
+		target = sat_add(ideal, (uint64_t)-p->debt_ns);
+	now = c->now(c->arg);
+	if (target > now) {
+		c->sleep_until(c->arg, target);
+		now = c->now(c->arg);
+	}
+	/* The debt is bounded by the run's length: no overflow in practice. */
+	p->debt_ns = now >= target ? (int64_t)(now - target) : -(int64_t)(target - now);
+	*issued = now;
+	return now > ideal ? now - ideal : 0;
+}

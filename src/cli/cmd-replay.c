@@ -1,0 +1,183 @@
+/*
+ * cmd-replay.c: `fstap replay [options] TRACE DIR`: options, the runs, and
+ * where the report goes. The replay itself is replay/ (libreplay.a).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "fstap/log.h"
+#include "../../replay/replay.h"
+
+static const char usage[] =
+	"usage: fstap replay [options] TRACE DIR\n"
+	"\n"
+	"Re-execute the operations of TRACE with real system calls beneath DIR\n"
+	"(prepared with 'fstap prepare'), and report time, throughput, latency\n"
+	"per operation and divergences from the recorded results.\n"
+	"\n"
+	"  --order=MODE       strict (one thread, global order), thread (one thread\n"
+	"                     per recorded thread, cross-thread happens-before kept;\n"
+	"                     the default), resource (per-object order kept), none\n"
+	"  --pace=PACE        afap (as fast as possible, the default), orig (keep\n"
+	"                     the recorded think time), or N% of it\n"
+	"  --runs=N           replay N times (on the same DIR: prepare it again\n"
+	"                     between runs for identical starting states)\n"
+	"  --json=FILE        write the results as JSON to FILE ('-': stdout, no table)\n"
+	"  --csv=FILE         write the per-operation results as CSV to FILE\n"
+	"  --drop-caches      sync and drop page, dentry and inode caches before each run\n"
+	"  --cache-limit=SIZE run in a cgroup v2 memory cgroup limited to SIZE (e.g. 512M)\n"
+	"  --window=NS        reorder window in ns (default: the trace's flush interval\n"
+	"                     plus 250 ms)\n"
+	"  --no-progress      no progress line on a terminal\n"
+	"  -h, --help         this help\n"
+	"\n"
+	"Exit status: 0 when the replay ran (divergences are results, not failures),\n"
+	"1 on errors, 2 on usage errors.\n";
+
+static FILE *open_out(const char *path, bool *is_stdout)
+{
+	*is_stdout = !strcmp(path, "-");
+	return *is_stdout ? stdout : fopen(path, "we");
+}
+
+static int write_report(const char *path, int (*fn)(FILE *, struct rp_result *const *, unsigned,
+						       const struct rp_options *),
+			struct rp_result *const *runs, unsigned n, const struct rp_options *o)
+{
+	bool out;
+	FILE *f = open_out(path, &out);
+	int ret;
+
+	if (!f)
+		return fstap_error(-errno, "cannot create '%s': %s", path, strerror(errno));
+	ret = fn(f, runs, n, o);
+	if (!out && fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		return fstap_error(ret, "cannot write '%s': %s", path, strerror(-ret));
+	return 0;
+}
+
+static int csv_fn(FILE *f, struct rp_result *const *runs, unsigned n, const struct rp_options *o)
+{
+	(void)o;
+	return rp_report_csv(f, runs, n);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
+	       OPT_WINDOW, OPT_NOPROG };
+	static const struct option longopts[] = {
+		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "pace", required_argument, NULL, OPT_PACE },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "drop-caches", no_argument, NULL, OPT_DROP },
+		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "no-progress", no_argument, NULL, OPT_NOPROG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct rp_options o = { .order = RP_ORDER_THREAD };
+	const char *json = NULL, *csv = NULL;
+	unsigned long long limit = 0, v;
+	unsigned long runs = 1, i;
+	struct rp_result **res;
+	struct rp_cgroup *cg = NULL;
+	bool drop = false, progress = true;
+	int c, ret = 0;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ORDER:
+			if (rp_order_parse(optarg, &o.order))
+				return cmd_usage_error("replay", "--order must be strict, thread, "
+						       "resource or none, not '%s'", optarg);
+			break;
+		case OPT_PACE:
+			if (rp_pace_parse(optarg, &o.pace_pct))
+				return cmd_usage_error("replay", "--pace must be afap, orig or N%% "
+						       "(1%% to 100000%%), not '%s'", optarg);
+			break;
+		case OPT_RUNS:
+			errno = 0;
+			runs = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || runs < 1 || runs > 10000)
+				return cmd_usage_error("replay", "--runs must be 1 to 10000, not '%s'",
+						       optarg);
+			break;
+		case OPT_JSON:
+			json = optarg;
+			break;
+		case OPT_CSV:
+			csv = optarg;
+			break;
+		case OPT_DROP:
+			drop = true;
+			break;
+		case OPT_LIMIT:
+			if (cmd_parse_size(optarg, &limit) || limit < 4096)
+				return cmd_usage_error("replay", "--cache-limit must be a size of at "
+						       "least 4k (e.g. 512M), not '%s'", optarg);
+			break;
+		case OPT_WINDOW:
+			if (cmd_parse_size(optarg, &v) || !v)
+				return cmd_usage_error("replay", "--window must be a number of ns, "
+						       "not '%s'", optarg);
+			o.window_ns = v;
+			break;
+		case OPT_NOPROG:
+			progress = false;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			return cmd_usage_error("replay", "unknown option");
+		}
+	}
+	if (argc - optind != 2)
+		return cmd_usage_error("replay", "expected TRACE and DIR arguments");
+	if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-"))
+		return cmd_usage_error("replay", "--json and --csv cannot both go to stdout");
+	o.trace = argv[optind];
+	o.dir = argv[optind + 1];
+	o.progress = progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
+
+	res = calloc(runs, sizeof(*res));
+	if (!res)
+		fstap_die("out of memory");
+	if (limit && rp_cgroup_enter(limit, &cg)) {
+		free(res);
+		return 1;
+	}
+	for (i = 0; i < runs && !ret; i++) {
+		if (drop && (ret = rp_drop_caches()))
+			break;
+		ret = rp_run(&o, &res[i]);
+	}
+	rp_cgroup_leave(cg);
+	if (!ret) {
+		bool quiet_text = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-"));
+
+		if (!quiet_text && rp_report_text(stdout, res, (unsigned)runs))
+			ret = -EIO;
+		if (!ret && json)
+			ret = write_report(json, rp_report_json, res, (unsigned)runs, &o);
+		if (!ret && csv)
+			ret = write_report(csv, csv_fn, res, (unsigned)runs, &o);
+	}
+	for (i = 0; i < runs; i++)
+		rp_result_free(res[i]);
+	free(res);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,240 @@
+/*
+ * check_exec.c: the executor table. Every record type has an executor or
+ * an explicit reason why it is not replayed; the name and path checks
+ * refuse what could leave the target; and executors issue real system
+ * calls in a temporary directory, mapping recorded handles to live ones,
+ * counting unknown handles and hostile paths instead of failing.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "replay_i.h"
+
+START_TEST(test_exec_table_complete)
+{
+	unsigned op;
+
+	for (op = 0; op < FSTAP_OP_NR; op++) {
+		const struct fstap_op_info *oi = fstap_op_info(op);
+
+		if (!oi && op != FSTAP_OP_NONE)
+			continue;	/* not a record type */
+		ck_assert_msg(rp_exec_ops[op].fn || rp_exec_ops[op].why,
+			      "record type %u (%s) has no executor and no reason", op,
+			      oi ? oi->name : "none");
+		if (op < FSTAP_OP_META_FIRST && op != FSTAP_OP_NONE && op != FSTAP_OP_FORGET &&
+		    op != FSTAP_OP_FLUSH)
+			ck_assert_msg(rp_exec_ops[op].fn, "operation %s is not replayed", oi->name);
+		if (op >= FSTAP_OP_META_FIRST)
+			ck_assert_ptr_null(rp_exec_ops[op].fn);
+	}
+}
+END_TEST
+
+static struct fstap_bytes B(const char *s)
+{
+	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
+}
+
+START_TEST(test_exec_name_and_path_checks)
+{
+	ck_assert(rp_name_ok(B("a")));
+	ck_assert(rp_name_ok(B("...")));
+	ck_assert(rp_name_ok(B(".hidden")));
+	ck_assert(!rp_name_ok(B("")));
+	ck_assert(!rp_name_ok(B(".")));
+	ck_assert(!rp_name_ok(B("..")));
+	ck_assert(!rp_name_ok(B("a/b")));
+	ck_assert(!rp_name_ok(B("/etc")));
+	ck_assert(!rp_name_ok((struct fstap_bytes){ (const uint8_t *)"a\0b", 3 }));
+	ck_assert(rp_path_ok("/"));
+	ck_assert(rp_path_ok("/a/b"));
+	ck_assert(rp_path_ok("/a/.b/..c"));
+	ck_assert(!rp_path_ok("a/b"));
+	ck_assert(!rp_path_ok("<obj:5>/b"));
+	ck_assert(!rp_path_ok("/a/../../x"));
+	ck_assert(!rp_path_ok("/a/./b"));
+	ck_assert(!rp_path_ok("/a//b"));
+	ck_assert(!rp_path_ok("/a/"));
+	ck_assert(!rp_path_ok("/.."));
+	ck_assert(!rp_path_ok(NULL));
+}
+END_TEST
+
+static char tmpl[64];
+static int root_fd;
+static struct rp_shared *sh;
+static struct rp_exec *x;
+static struct rp_stats st;
+
+static void setup(void)
+{
+	strcpy(tmpl, "/tmp/check_exec.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	root_fd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(root_fd, 0);
+	rp_stats_init(&st);
+	ck_assert_int_eq(rp_shared_new(root_fd, &sh), 0);
+	ck_assert_int_eq(rp_exec_new(sh, &st, &x), 0);
+	umask(0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	rp_exec_free(x);
+	rp_shared_free(sh);
+	rp_stats_release(&st);
+	close(root_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Runs one record with paths path (and path2). */
+static int64_t ex(struct fstap_rec r, const char *path, const char *path2)
+{
+	struct rp_task t = { .rec = r, .path = path, .path2 = path2 };
+
+	return rp_exec_run(x, &t);
+}
+
+START_TEST(test_exec_file_lifecycle)
+{
+	char p[128];
+	struct stat s;
+	char v[64];
+
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 1, .name = B("d"),
+						.mode = 0777, .umask = 022 }, "/", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 2, .name = B("f"),
+						.mode = 0100666, .umask = 022, .fh = 7,
+						.flags_arg = O_RDWR | O_CREAT | O_EXCL }, "/d", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_WRITE, .fh = 7, .offset = 4096,
+						.size = 8192, .result = 8192 }, NULL, NULL), 8192);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READ, .fh = 7, .offset = 0,
+						.size = 65536, .result = 12288 }, NULL, NULL), 12288);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_FSYNC, .fh = 7 }, NULL, NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SETATTR, .valid = FSTAP_SET_MODE,
+						.mode = 0600 }, "/d/f", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SETXATTR, .name = B("user.x"),
+						.size = 12 }, "/d/f", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_GETXATTR, .name = B("user.x"),
+						.size = 0, .result = 12 }, "/d/f", NULL), 12);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .fh = 7 }, NULL, NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_RENAME, .obj = 2, .name = B("f"),
+						.newparent = 1, .newname = B("g") }, "/d", "/"), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SYMLINK, .obj = 1, .name = B("s"),
+						.target = B("/etc/passwd") }, "/", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READLINK,
+						.target = B("/etc/passwd") }, "/s", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 2, .name = B("f"),
+						.result = -ENOENT }, "/d", NULL), -ENOENT);
+	ck_assert_uint_eq(st.divergences, 0);
+
+	snprintf(p, sizeof(p), "%s/g", tmpl);
+	ck_assert_int_eq(stat(p, &s), 0);
+	ck_assert_uint_eq(s.st_size, 12288);
+	ck_assert_uint_eq(s.st_mode, 0100600);
+	ck_assert_int_eq(getxattr(p, "user.x", v, sizeof(v)), 12);
+	snprintf(p, sizeof(p), "%s/d", tmpl);
+	ck_assert_int_eq(stat(p, &s), 0);
+	ck_assert_uint_eq(s.st_mode, 040755);
+	ck_assert_uint_eq(rp_shared_open_handles(sh), 0);
+	ck_assert_uint_eq(st.op[FSTAP_OP_WRITE].bytes, 8192);
+}
+END_TEST
+
+START_TEST(test_exec_readdir_entries)
+{
+	struct fstap_dirent e[3] = { { .name = { (const uint8_t *)".", 1 } },
+				     { .name = { (const uint8_t *)"a", 1 } },
+				     { .name = { (const uint8_t *)"b", 1 } } };
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/a", tmpl);
+	close(open(p, O_CREAT | O_WRONLY, 0644));
+	snprintf(p, sizeof(p), "%s/b", tmpl);
+	close(open(p, O_CREAT | O_WRONLY, 0644));
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_OPENDIR, .obj = 1, .fh = 3 }, "/",
+			    NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READDIR, .fh = 3, .nentries = 3,
+						.entries = e, .result = 3 }, NULL, NULL), 3);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READDIR, .fh = 3, .offset = 3 },
+			    NULL, NULL), 0);
+	ck_assert_uint_eq(st.divergences, 0);
+	/* Rewind: a listing that misses "b" differs. */
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READDIR, .fh = 3, .nentries = 2,
+						.entries = e, .result = 2 }, NULL, NULL), 2);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READDIR, .fh = 3, .offset = 2 },
+			    NULL, NULL), 0);
+	ck_assert_uint_eq(st.divergences, 1);
+	ck_assert_uint_eq(st.div[0].kind, RP_DIV_ENTRIES);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_RELEASEDIR, .fh = 3 }, NULL, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_exec_unknown_and_hostile)
+{
+	char out[128];
+	struct stat s;
+
+	/* Unknown handles and objects: counted, never fatal. */
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_READ, .fh = 99, .size = 10 }, NULL,
+			    NULL), RP_E_UNKNOWN);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_GETATTR }, NULL, NULL), RP_E_UNKNOWN);
+	/* Hostile names and paths: refused. */
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .name = B(".."), .mode = 0755 },
+			    "/", NULL), RP_E_REFUSED);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .name = B("a/../../x"),
+						.mode = 0755 }, "/", NULL), RP_E_REFUSED);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_UNLINK, .name = B("x") },
+			    "/../..", NULL), RP_E_REFUSED);
+	/* A symlink to / inside the target: resolving through it is refused. */
+	snprintf(out, sizeof(out), "%s/escape", tmpl);
+	ck_assert_int_eq(symlink("/", out), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .name = B("fstap-escaped"),
+						.mode = 0755 }, "/escape/tmp", NULL), RP_E_REFUSED);
+	ck_assert_int_ne(stat("/tmp/fstap-escaped", &s), 0);
+	/* Operations on the symlink itself do not follow it. */
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_OPEN, .fh = 5 }, "/escape", NULL),
+			 -ELOOP);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SETATTR, .valid = FSTAP_SET_SIZE }, "/escape",
+			    NULL), -ELOOP);
+	ck_assert_uint_eq(st.divergences, 8);
+}
+END_TEST
+
+static Suite *exec_suite(void)
+{
+	Suite *s = suite_create("exec");
+	TCase *tc = tcase_create("Core"), *sys = tcase_create("Syscalls");
+
+	tcase_add_test(tc, test_exec_table_complete);
+	tcase_add_test(tc, test_exec_name_and_path_checks);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(sys, setup, teardown);
+	tcase_add_test(sys, test_exec_file_lifecycle);
+	tcase_add_test(sys, test_exec_readdir_entries);
+	tcase_add_test(sys, test_exec_unknown_and_hostile);
+	suite_add_tcase(s, sys);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(exec_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

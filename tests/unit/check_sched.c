@@ -1,0 +1,306 @@
+/*
+ * check_sched.c: the dispatcher's decisions: which lookups the next call's
+ * path walk absorbs (a table of cases), option parsing, the hash map, task
+ * copies, and whole runs over small traces written with the trace writer:
+ * a cross-thread happens-before under every --order, and reordering.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fstap/trace.h"
+#include "replay_i.h"
+
+static struct fstap_bytes B(const char *s)
+{
+	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
+}
+
+static const struct {
+	struct fstap_rec l, n;
+	bool absorbed;
+} lookup_cases[] = {
+	/* stat("a"): lookup + getattr of the child */
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .child = 5 }, { .op = FSTAP_OP_GETATTR, .obj = 5 }, true },
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .child = 5 }, { .op = FSTAP_OP_GETATTR, .obj = 6 }, false },
+	/* open("a") */
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .child = 5 }, { .op = FSTAP_OP_OPEN, .obj = 5 }, true },
+	/* a failed lookup of the child of nothing, then an open of something else */
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .result = -ENOENT }, { .op = FSTAP_OP_OPEN, .obj = 0 }, false },
+	/* open("d/f"): lookup d, then a lookup in d */
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .child = 5 }, { .op = FSTAP_OP_LOOKUP, .obj = 5 }, true },
+	/* a read is not a path walk */
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .child = 5 }, { .op = FSTAP_OP_READ, .obj = 5 }, false },
+	{ { .op = FSTAP_OP_LOOKUP, .obj = 1, .child = 5 }, { .op = FSTAP_OP_STATFS, .obj = 5 }, true },
+};
+
+START_TEST(test_sched_lookup_absorption)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(lookup_cases) / sizeof(lookup_cases[0]); i++)
+		ck_assert_msg(rp_lookup_absorbed(&lookup_cases[i].l, &lookup_cases[i].n) ==
+			      lookup_cases[i].absorbed, "case %u", i);
+}
+END_TEST
+
+/* The cases with names (not constant initializers above). */
+START_TEST(test_sched_lookup_absorption_names)
+{
+	struct fstap_rec l = { .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("f"), .result = -ENOENT };
+	struct fstap_rec n = { .op = FSTAP_OP_CREATE, .obj = 1, .name = B("f"), .child = 7 };
+
+	ck_assert(rp_lookup_absorbed(&l, &n));		/* open(O_CREAT) */
+	n.name = B("g");
+	ck_assert(!rp_lookup_absorbed(&l, &n));
+	n = (struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 1, .name = B("f") };
+	ck_assert(rp_lookup_absorbed(&l, &n));
+	n = (struct fstap_rec){ .op = FSTAP_OP_RENAME, .obj = 2, .name = B("x"),
+				.newparent = 1, .newname = B("f") };
+	ck_assert(rp_lookup_absorbed(&l, &n));		/* rename's target walk */
+	n = (struct fstap_rec){ .op = FSTAP_OP_LINK, .obj = 9, .newparent = 1, .newname = B("f") };
+	ck_assert(rp_lookup_absorbed(&l, &n));
+	l.result = 0;
+	l.child = 4;
+	n = (struct fstap_rec){ .op = FSTAP_OP_UNLINK, .obj = 1, .name = B("f") };
+	ck_assert(rp_lookup_absorbed(&l, &n));
+	n = (struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("g") };
+	ck_assert(!rp_lookup_absorbed(&l, &n));		/* a stat of a sibling */
+}
+END_TEST
+
+START_TEST(test_sched_option_parsing)
+{
+	enum rp_order o;
+	unsigned pct;
+
+	ck_assert_int_eq(rp_order_parse("resource", &o), 0);
+	ck_assert_int_eq(o, RP_ORDER_RESOURCE);
+	ck_assert_str_eq(rp_order_name(RP_ORDER_NONE), "none");
+	ck_assert_int_eq(rp_order_parse("global", &o), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("afap", &pct), 0);
+	ck_assert_uint_eq(pct, 0);
+	ck_assert_int_eq(rp_pace_parse("orig", &pct), 0);
+	ck_assert_uint_eq(pct, 100);
+	ck_assert_int_eq(rp_pace_parse("250%", &pct), 0);
+	ck_assert_uint_eq(pct, 250);
+	ck_assert_int_eq(rp_pace_parse("0%", &pct), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("50", &pct), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("-5%", &pct), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("fast", &pct), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_sched_map)
+{
+	struct rp_map m;
+	uint64_t k, v;
+
+	rp_map_init(&m);
+	ck_assert_ptr_null(rp_map_get(&m, 5));
+	for (k = 1; k <= 20000; k++)
+		ck_assert_int_eq(rp_map_put(&m, k * 7919, k), 0);
+	ck_assert_uint_eq(m.n, 20000);
+	/* Delete every other key: the rest must stay reachable (backward shift). */
+	for (k = 2; k <= 20000; k += 2) {
+		ck_assert(rp_map_del(&m, k * 7919, &v));
+		ck_assert_uint_eq(v, k);
+	}
+	ck_assert(!rp_map_del(&m, 2 * 7919, NULL));
+	for (k = 1; k <= 20000; k++) {
+		uint64_t *p = rp_map_get(&m, k * 7919);
+
+		if (k % 2)
+			ck_assert(p && *p == k);
+		else
+			ck_assert_ptr_null(p);
+	}
+	ck_assert_uint_eq(m.n, 10000);
+	ck_assert_int_eq(rp_map_put(&m, 0, 1), -EINVAL);
+	rp_map_release(&m);
+}
+END_TEST
+
+START_TEST(test_sched_task_copy)
+{
+	struct fstap_dirent ents[2] = { { .name = { (const uint8_t *)"a", 1 }, .obj = 3 },
+					{ .name = { (const uint8_t *)"bb", 2 }, .obj = 4 } };
+	char name[] = "name", target[] = "tgt";
+	struct fstap_rec r = { .op = FSTAP_OP_READDIR, .obj = 2, .fh = 9, .nentries = 2,
+			       .entries = ents, .name = B(name), .target = B(target) };
+	struct rp_task *t = rp_task_new(&r);
+
+	ck_assert_ptr_nonnull(t);
+	memset(name, 'x', 4);
+	memset(target, 'y', 3);
+	ents[1].name.ptr = (const uint8_t *)"zz";
+	ck_assert_int_eq(memcmp(t->rec.name.ptr, "name", 4), 0);
+	ck_assert_int_eq(memcmp(t->rec.target.ptr, "tgt", 3), 0);
+	ck_assert_uint_eq(t->rec.nentries, 2);
+	ck_assert_int_eq(memcmp(t->rec.entries[1].name.ptr, "bb", 2), 0);
+	ck_assert_uint_eq(t->rec.entries[1].obj, 4);
+	for (unsigned i = 0; i < 40; i++)
+		ck_assert_int_eq(rp_task_add_dep(t, NULL, i), 0);
+	ck_assert_uint_eq(t->ndeps, 40);
+	rp_task_free(t);
+}
+END_TEST
+
+/* ---- whole runs --------------------------------------------------------- */
+
+static char tmpl[] = "/tmp/check_sched.XXXXXX";
+static char *tmp;
+static char trace_path[256], dir_path[256];
+
+static void setup(void)
+{
+	strcpy(tmpl + strlen(tmpl) - 6, "XXXXXX");
+	tmp = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(tmp);
+	snprintf(trace_path, sizeof(trace_path), "%s/t.trace", tmp);
+	snprintf(dir_path, sizeof(dir_path), "%s/dir", tmp);
+	ck_assert_int_eq(mkdir(dir_path, 0755), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static struct fstap_writer *w;
+
+static void add(struct fstap_rec r)
+{
+	if (!r.uid)
+		r.pid = r.tid;
+	ck_assert_int_eq(fstap_writer_add(w, &r), 0);
+}
+
+/*
+ * Thread 10 creates "f" (ends at t=200) and writes to it; thread 20 opens
+ * it at t=500 (after), reads, and renames it. Written so that thread 20's
+ * records come first in the file, as a recorder's chunks may be.
+ */
+static void write_two_thread_trace(void)
+{
+	struct fstap_trace_info info = { .version_major = 1 };
+
+	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
+	add((struct fstap_rec){ .op = FSTAP_OP_OPEN, .tid = 20, .start_ns = 500, .dur_ns = 10,
+				.obj = 5, .fh = 2, .flags_arg = O_RDONLY });
+	add((struct fstap_rec){ .op = FSTAP_OP_READ, .tid = 20, .start_ns = 520, .dur_ns = 10,
+				.obj = 5, .fh = 2, .size = 4096, .result = 4096 });
+	add((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .tid = 20, .start_ns = 540, .dur_ns = 10,
+				.obj = 5, .fh = 2 });
+	add((struct fstap_rec){ .op = FSTAP_OP_RENAME, .tid = 20, .start_ns = 560, .dur_ns = 10,
+				.obj = 1, .name = B("f"), .newparent = 1, .newname = B("g") });
+	add((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .tid = 10, .start_ns = 90, .dur_ns = 5,
+				.obj = 1, .name = B("f"), .result = -ENOENT });
+	add((struct fstap_rec){ .op = FSTAP_OP_CREATE, .tid = 10, .start_ns = 100, .dur_ns = 100,
+				.obj = 1, .name = B("f"), .mode = 0100644, .umask = 022,
+				.flags_arg = O_WRONLY | O_CREAT | O_EXCL, .child = 5, .fh = 1 });
+	add((struct fstap_rec){ .op = FSTAP_OP_WRITE, .tid = 10, .start_ns = 300, .dur_ns = 50,
+				.obj = 5, .fh = 1, .size = 4096, .result = 4096 });
+	add((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .tid = 10, .start_ns = 400, .dur_ns = 10,
+				.obj = 5, .fh = 1, .flags = FSTAP_RF_KERNEL });
+	ck_assert_int_eq(fstap_writer_close(w, 1000, false), 0);
+	fstap_writer_free(w);
+}
+
+static struct rp_result *run(enum rp_order order)
+{
+	struct rp_options o = { .trace = trace_path, .dir = dir_path, .order = order };
+	struct rp_result *r = NULL;
+
+	ck_assert_int_eq(rp_run(&o, &r), 0);
+	return r;
+}
+
+static void check_tree_and_reset(void)
+{
+	char p[300];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/g", dir_path);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_uint_eq(st.st_size, 4096);
+	ck_assert_uint_eq(st.st_mode, 0100644);
+	ck_assert_int_eq(unlink(p), 0);
+}
+
+START_TEST(test_sched_run_cross_thread)
+{
+	static const enum rp_order orders[] = { RP_ORDER_STRICT, RP_ORDER_THREAD,
+						RP_ORDER_RESOURCE };
+	unsigned i;
+
+	write_two_thread_trace();
+	for (i = 0; i < 3; i++) {
+		struct rp_result *r = run(orders[i]);
+
+		ck_assert_msg(r->stats.divergences == 0, "order %s: %llu divergences",
+			      rp_order_name(orders[i]), (unsigned long long)r->stats.divergences);
+		ck_assert_uint_eq(r->op_records, 8);
+		ck_assert_uint_eq(r->replayed, 7);
+		ck_assert_uint_eq(r->lookups_absorbed, 1);
+		ck_assert_uint_eq(r->lookups_issued, 0);
+		ck_assert_uint_eq(r->handles_left, 0);
+		ck_assert_uint_eq(r->workers, orders[i] == RP_ORDER_STRICT ? 1 : 2);
+		ck_assert_uint_eq(r->stats.op[FSTAP_OP_READ].bytes, 4096);
+		check_tree_and_reset();
+		rp_result_free(r);
+	}
+}
+END_TEST
+
+START_TEST(test_sched_run_errors)
+{
+	struct rp_options o = { .trace = trace_path, .dir = "/nonexistent/x" };
+	struct rp_result *r = NULL;
+
+	write_two_thread_trace();
+	ck_assert_int_eq(rp_run(&o, &r), -ENOENT);
+	o.dir = trace_path;
+	ck_assert_int_eq(rp_run(&o, &r), -ENOTDIR);
+	o.dir = dir_path;
+	o.trace = dir_path;
+	ck_assert_int_lt(rp_run(&o, &r), 0);
+}
+END_TEST
+
+static Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("Core"), *runs = tcase_create("Runs");
+
+	tcase_add_test(tc, test_sched_lookup_absorption);
+	tcase_add_test(tc, test_sched_lookup_absorption_names);
+	tcase_add_test(tc, test_sched_option_parsing);
+	tcase_add_test(tc, test_sched_map);
+	tcase_add_test(tc, test_sched_task_copy);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(runs, setup, teardown);
+	tcase_add_test(runs, test_sched_run_cross_thread);
+	tcase_add_test(runs, test_sched_run_errors);
+	suite_add_tcase(s, runs);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sched_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
