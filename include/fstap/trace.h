@@ -158,7 +158,10 @@ int fstap_writer_open(struct fstap_writer **out, const char *path,
 		      const struct fstap_trace_info *info, size_t chunk_size);
 /* Buffers one record into the current chunk. */
 int fstap_writer_add(struct fstap_writer *w, const struct fstap_rec *rec);
-/* Writes a chunk built elsewhere with fstap_chunk_enc_finish (whole). */
+/*
+ * Writes a chunk built elsewhere with fstap_chunk_enc_finish (whole), after
+ * the records buffered by fstap_writer_add, which are flushed first.
+ */
 int fstap_writer_put_chunk(struct fstap_writer *w, const struct fstap_chunk_enc *enc);
 /* Writes buffered records to the file (not fsync). */
 int fstap_writer_flush(struct fstap_writer *w);

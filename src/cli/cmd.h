@@ -15,11 +15,14 @@
 #include <stdio.h>
 
 int cmd_export(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_reorder(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Shared helpers for the commands (src/cli/fstap.c). */
 

@@ -23,11 +23,14 @@ struct command {
 
 static const struct command commands[] = {
 	{ "export", cmd_export, "write a trace as JSON Lines, paths resolved" },
+	{ "filter", cmd_filter, "keep the operations of some processes, paths, types or times" },
 	{ "import", cmd_import, "write a trace from JSON Lines" },
 	{ "info", cmd_info, "show a trace's header, metadata and totals; verify it" },
 	{ "prepare", cmd_prepare, "recreate a trace's initial tree in an empty directory" },
 	{ "record", cmd_record, "mount a recording passthrough of a directory" },
+	{ "reorder", cmd_reorder, "visit the files of each directory in another order" },
 	{ "replay", cmd_replay, "re-execute a trace in a directory, with timing" },
+	{ "report", cmd_report, "summarize a trace's workload: op mix, sizes, access order" },
 };
 
 static void print_usage(FILE *f)

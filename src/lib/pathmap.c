@@ -259,6 +259,10 @@ int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 		return 0;
 	switch (rec->op) {
 	case FSTAP_OP_STATE_DENTRY:
+		/* A second name of the initial tree (a hard link) keeps the first. */
+		if (find_obj(pm, rec->child) && find_obj(pm, rec->child)->linked)
+			return 0;
+		return set_name(pm, rec->child, rec->obj, rec->name);
 	case FSTAP_OP_LOOKUP:
 	case FSTAP_OP_CREATE:
 	case FSTAP_OP_MKDIR:

@@ -148,6 +148,9 @@ int fstap_writer_put_chunk(struct fstap_writer *w, const struct fstap_chunk_enc 
 
 	if (!enc->nrec)
 		return 0;
+	/* Records added before this chunk come before it in the file. */
+	if (enc != &w->enc && w->enc.nrec && (ret = fstap_writer_flush(w)))
+		return ret;
 	if ((ret = write_all(w, enc->buf, enc->len)))
 		return ret;
 	account(w, enc);

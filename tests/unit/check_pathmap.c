@@ -75,6 +75,9 @@ START_TEST(test_pathmap_names_and_renames)
 	apply(FSTAP_OP_UNLINK, 1, "g", 0, 0, NULL, 0);
 	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("g")), 0);
 	ck_assert_str_eq(path(6), "/g");
+	/* A second name in the initial state (a hard link) keeps the first. */
+	apply(FSTAP_OP_STATE_DENTRY, 1, "second", 2, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/h");
 	/* A hard link does not move the first name. */
 	apply(FSTAP_OP_LINK, 3, NULL, 0, 1, "hl", 0);
 	ck_assert_str_eq(path(3), "/h/f");

@@ -294,6 +294,38 @@ START_TEST(test_trace_rw_zero_filled_tail_is_incomplete)
 }
 END_TEST
 
+START_TEST(test_trace_rw_buffered_records_precede_put_chunks)
+{
+	static struct fstap_chunk_enc enc;
+	static uint8_t buf[4096];
+	struct fstap_rec state = { .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 };
+	struct fstap_rec op = { .op = FSTAP_OP_GETATTR, .tid = 3, .pid = 3, .obj = 1 };
+	struct fstap_writer *w;
+	struct fstap_reader *r;
+	struct fstap_rec rec;
+
+	/* The recorder's snapshot goes through add, its requests through put_chunk. */
+	ck_assert_int_eq(fstap_writer_open(&w, path, NULL, 0), 0);
+	ck_assert_int_eq(fstap_writer_add(w, &state), 0);
+	fstap_chunk_enc_init(&enc, buf, sizeof(buf), 0);
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &op), 0);
+	fstap_chunk_enc_finish(&enc, 0);
+	ck_assert_int_eq(fstap_writer_put_chunk(w, &enc), 0);
+	ck_assert_int_eq(fstap_writer_close(w, 0, false), 0);
+	fstap_writer_free(w);
+	ck_assert_int_eq(fstap_reader_open(&r, path, NULL), 0);
+	ck_assert_int_eq(fstap_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.op, FSTAP_OP_STATE_INODE);
+	ck_assert_int_eq(fstap_reader_next(r, &rec), 1);
+	ck_assert_uint_eq(rec.op, FSTAP_OP_GETATTR);
+	ck_assert_uint_eq(fstap_reader_footer(r)->records, 0);	/* not read yet */
+	while (fstap_reader_next(r, &rec) == 1)
+		;
+	ck_assert_uint_eq(fstap_reader_footer(r)->records, 1);
+	fstap_reader_close(r);
+}
+END_TEST
+
 static Suite *trace_rw_suite(void)
 {
 	Suite *s = suite_create("trace_rw");
@@ -305,6 +337,7 @@ static Suite *trace_rw_suite(void)
 	tcase_add_test(core, test_trace_rw_many_chunks_round_trip);
 	tcase_add_test(core, test_trace_rw_footer_totals);
 	tcase_add_test(core, test_trace_rw_oversized_record);
+	tcase_add_test(core, test_trace_rw_buffered_records_precede_put_chunks);
 	tcase_add_test(limits, test_trace_rw_disk_full_is_an_error);
 	tcase_add_test(limits, test_trace_rw_wrong_version_and_not_a_trace);
 	tcase_add_test(limits, test_trace_rw_every_truncation_is_incomplete);

@@ -1,0 +1,153 @@
+/*
+ * analysis.h: reading a trace for people (report) and writing variants of it
+ * (reorder, filter). The commands in src/cli/ are thin wrappers over these
+ * entry points; `fstap compare --variant` can call an_reorder() directly.
+ *
+ * Everything here reads traces through the sorter (records in time order:
+ * recorded files interleave per-thread chunks) and learns object names and
+ * parents in that order. It never touches a file system other than reading
+ * the input trace and writing the output trace.
+ *
+ * Errors: 0 or -errno. A message for the user has already been printed with
+ * fstap_error() when an entry point fails, so the caller only maps the code
+ * to an exit status.
+ */
+#ifndef FSTAP_ANALYSIS_H
+#define FSTAP_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fstap/trace.h"
+
+/* ---- rank statistics (rank.c) ------------------------------------------ */
+
+/*
+ * Fractional ranks of v[0..n): rank[i] is 1 + the number of values below
+ * v[i], plus half the number of other values equal to it (ties share the
+ * mean of their ranks). 0 or -ENOMEM.
+ */
+int an_ranks(const double *v, size_t n, double *rank);
+/*
+ * Spearman's rank correlation of x and y (n pairs): the Pearson correlation
+ * of their fractional ranks, in [-1, 1]. NaN when n < 2 or when either side
+ * has no variation (all values tied): the correlation is undefined then.
+ */
+double an_spearman(const double *x, const double *y, size_t n);
+
+/* ---- objects (objtab.c) ------------------------------------------------- */
+
+enum an_otype { AN_OT_UNKNOWN = 0, AN_OT_FILE, AN_OT_DIR };
+
+/* What the analysis knows about one object id of a trace. */
+struct an_obj {
+	uint64_t obj;
+	uint64_t parent;	/* directory it was last named in; 0: unknown */
+	uint8_t *name;		/* its name there, owned; NULL if unknown */
+	uint32_t name_len;
+	uint64_t ino;		/* state_inode ino, else a readdir d_ino; 0 unknown */
+	uint8_t type;		/* enum an_otype */
+	bool ino_from_state;
+	uint64_t u[4];		/* for the user of the table; zero at first */
+	void *priv;		/* for the user of the table */
+};
+
+struct an_objtab;
+
+int an_objtab_new(struct an_objtab **out);
+void an_objtab_free(struct an_objtab *t);
+/* The entry of obj, or NULL (get) / a new zeroed entry (add; NULL on ENOMEM). */
+struct an_obj *an_objtab_get(const struct an_objtab *t, uint64_t obj);
+struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj);
+/* Sets parent and name of obj (creating the entry). 0 or -ENOMEM. */
+int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fstap_bytes name);
+/*
+ * Learns from one record in time order: names (state_dentry, successful
+ * lookup, create, mkdir, mknod, symlink, rename, readdir entries), types
+ * (state_inode mode, mkdir, create, opendir, d_type) and inode numbers
+ * (state_inode, d_ino). rename needs the entry's object, which the caller
+ * looks up before the record is applied to its pathmap: renamed (0 if
+ * unknown). 0 or -ENOMEM.
+ */
+int an_objtab_apply(struct an_objtab *t, const struct fstap_rec *rec, uint64_t renamed);
+/* Calls fn for every entry. */
+void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
+
+/* ---- report (report.c) -------------------------------------------------- */
+
+struct an_report_opts {
+	bool json;
+	unsigned top;		/* rows in the per-process, directory and order tables */
+};
+
+/* Reads TRACE and prints the report to out. 0 or -errno (message printed). */
+int an_report(const char *trace, const struct an_report_opts *opts, FILE *out);
+
+/* ---- reorder (reorder.c) ------------------------------------------------ */
+
+enum an_order { AN_BY_READDIR, AN_BY_NAME, AN_BY_INODE, AN_BY_RANDOM, AN_BY_NR };
+
+extern const char *const an_order_names[AN_BY_NR];
+
+/*
+ * The reorder plan of recs[0..n) (operation records, in time order, the
+ * metadata records left out). For each record: group[i] is the per-file
+ * group it belongs to (0: none, it stays where it is), run[i] the run of
+ * groups it belongs to (0: none), and new_t[i] its new start time (reorder.c
+ * explains groups, runs and times). objs holds what is known before the
+ * first record (apply the state_inode and state_dentry records to it); the
+ * plan applies the operation records to it in order. Counters go to st if
+ * not NULL. 0 or -ENOMEM.
+ */
+struct an_reorder_stats {
+	uint64_t runs;		/* runs of two groups or more */
+	uint64_t groups;	/* groups in those runs */
+	uint64_t moved;		/* groups that changed place */
+	uint64_t records;	/* records in those groups */
+};
+
+int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_objtab *objs,
+		    enum an_order by, uint64_t seed, uint64_t *group, uint64_t *run,
+		    uint64_t *new_t, struct an_reorder_stats *st);
+
+/* Writes the reordered variant of in to out. 0 or -errno (message printed). */
+int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
+	       struct an_reorder_stats *st);
+
+/* ---- filter (filter.c) -------------------------------------------------- */
+
+struct an_filter_opts {
+	const uint32_t *pids;	size_t npids;
+	const char *const *comms; size_t ncomms;
+	const char *path;	/* prefix, NULL: any */
+	const uint16_t *ops;	size_t nops;
+	uint64_t from_ns, to_ns;	/* [from, to); to 0: no end */
+	const char *args;	/* the command line, for the "transform" metadata */
+};
+
+struct an_filter_stats {
+	uint64_t read, selected, added;	/* operation records; added: for path resolution */
+};
+
+int an_filter(const char *in, const char *out, const struct an_filter_opts *o,
+	      struct an_filter_stats *st);
+
+/* ---- shared helpers (util.c) -------------------------------------------- */
+
+/* Parses "1.5s", "200ms", "30us", "12ns" or a plain number of ns. 0 or -EINVAL. */
+int an_parse_time(const char *s, uint64_t *ns);
+/*
+ * The metadata of info with a step appended to its "transform" array (made
+ * an array if absent): a JSON text the caller frees, NULL on ENOMEM. step is
+ * a JSON object text; it is copied.
+ */
+char *an_metadata_with_transform(const struct fstap_trace_info *info, const char *step_json);
+/* Opens trace and a sorter over it; prints the error. 0 or -errno. */
+struct fstap_sorter;
+int an_open_sorted(const char *trace, struct fstap_reader **r, struct fstap_sorter **s);
+/* Whether entry name is "." or "..". */
+bool an_dot_name(struct fstap_bytes name);
+
+#endif

@@ -1,0 +1,545 @@
+/*
+ * filter.c: `fstap filter`: a trace with only the operation records the user
+ * selects (by process id, process name, path prefix, operation type and time
+ * window), plus what a replay needs to resolve the paths of the records
+ * kept. The initial state, process and loss records are always kept; the
+ * footer is recomputed; the metadata gets a "transform" step.
+ *
+ * Path resolution. Records name objects by id; a replay learns their names
+ * from the initial state (state_dentry) and from the records that name
+ * objects (lookup, create, mkdir, mknod, symlink, rename, readdir entries).
+ * When a kept record refers to an object whose name, or an ancestor's name,
+ * came from a record the selection dropped, that naming record is kept too
+ * (and, recursively, what it needs). Nothing else is added: a selection that
+ * keeps the reads of a file but not its open leaves reads that a replay
+ * counts as divergences; select by process or path to keep whole sequences.
+ *
+ * Two passes over the input, both through the sorter (a deterministic
+ * order): the first decides which records to keep (one bit per record, so a
+ * naming record long before the record that needs it costs no memory), the
+ * second writes them in time order. So the input must be a file, not a pipe.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "analysis/analysis.h"
+#include "fstap/log.h"
+#include "fstap/pathmap.h"
+#include "fstap/sort.h"
+
+#define PATH_CAP 4096
+#define MAX_DEPTH 4096		/* ancestors followed; deeper means a loop */
+
+/* A record that named an object, not kept (yet), and the directories it needs. */
+struct need {
+	uint64_t idx;
+	uint64_t dir[2];
+};
+
+struct needs {
+	size_t n, cap;
+	struct need v[];
+};
+
+struct flt {
+	const struct an_filter_opts *o;
+	struct an_objtab *objs;		/* priv: struct needs * */
+	struct fstap_pathmap *pm;
+	uint64_t *keep;			/* bitmap over the sorted record index */
+	size_t keep_words;
+	uint32_t *comm_pids;		/* pids whose process name is selected */
+	size_t ncomm_pids, capcomm;
+	uint64_t *stack;
+	size_t nstack, capstack;
+	struct an_filter_stats st;
+};
+
+static bool kept(const struct flt *f, uint64_t idx)
+{
+	return idx / 64 < f->keep_words && (f->keep[idx / 64] >> (idx % 64)) & 1;
+}
+
+static int mark(struct flt *f, uint64_t idx)
+{
+	size_t w = idx / 64;
+
+	if (w >= f->keep_words) {
+		size_t n = f->keep_words ? f->keep_words : 1024;
+		uint64_t *p;
+
+		while (n <= w)
+			n *= 2;
+		p = realloc(f->keep, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memset(p + f->keep_words, 0, (n - f->keep_words) * sizeof(*p));
+		f->keep = p;
+		f->keep_words = n;
+	}
+	f->keep[w] |= 1ull << (idx % 64);
+	return 0;
+}
+
+static int push(struct flt *f, uint64_t obj)
+{
+	if (!obj)
+		return 0;
+	if (f->nstack == f->capstack) {
+		size_t cap = f->capstack ? 2 * f->capstack : 64;
+		uint64_t *p = realloc(f->stack, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		f->stack = p;
+		f->capstack = cap;
+	}
+	f->stack[f->nstack++] = obj;
+	return 0;
+}
+
+/*
+ * Makes the names of obj and of its ancestors resolvable: keeps every
+ * dropped record that named one of them, then what those records need.
+ * Each need is taken once (then forgotten), so this ends on any input.
+ */
+static int keep_names(struct flt *f, uint64_t obj)
+{
+	int ret;
+
+	if ((ret = push(f, obj)))
+		return ret;
+	while (f->nstack) {
+		uint64_t x = f->stack[--f->nstack];
+		unsigned depth;
+
+		for (depth = 0; x && x != FSTAP_ROOT_OBJ && depth < MAX_DEPTH; depth++) {
+			struct an_obj *o = an_objtab_get(f->objs, x);
+			struct needs *nd;
+			size_t i;
+
+			if (!o)
+				break;
+			nd = o->priv;
+			for (i = 0; nd && i < nd->n; i++) {
+				if (!kept(f, nd->v[i].idx)) {
+					if ((ret = mark(f, nd->v[i].idx)))
+						return ret;
+					f->st.added++;
+				}
+				if ((ret = push(f, nd->v[i].dir[0])) || (ret = push(f, nd->v[i].dir[1])))
+					return ret;
+			}
+			if (nd)
+				nd->n = 0;
+			x = o->parent;
+		}
+	}
+	return 0;
+}
+
+/* Records that obj got its name from record idx (replace: the old name is gone). */
+static int add_need(struct flt *f, uint64_t obj, uint64_t idx, uint64_t d0, uint64_t d1,
+		    bool replace)
+{
+	struct an_obj *o = an_objtab_add(f->objs, obj);
+	struct needs *nd;
+
+	if (!o)
+		return -ENOMEM;
+	nd = o->priv;
+	if (replace && nd)
+		nd->n = 0;
+	if (!nd || nd->n == nd->cap) {
+		size_t cap = nd ? 2 * nd->cap : 1;
+		struct needs *p = realloc(nd, sizeof(*p) + cap * sizeof(p->v[0]));
+
+		if (!p)
+			return -ENOMEM;
+		if (!nd)
+			p->n = 0;
+		p->cap = cap;
+		nd = p;
+		o->priv = nd;
+	}
+	nd->v[nd->n].idx = idx;
+	nd->v[nd->n].dir[0] = d0;
+	nd->v[nd->n].dir[1] = d1;
+	nd->n++;
+	return 0;
+}
+
+static void clear_needs(struct an_objtab *t, uint64_t obj)
+{
+	struct an_obj *o = an_objtab_get(t, obj);
+
+	if (o && o->priv)
+		((struct needs *)o->priv)->n = 0;
+}
+
+static bool same_name(const struct an_obj *o, uint64_t parent, struct fstap_bytes name)
+{
+	return o && o->name && o->parent == parent && o->name_len == name.len &&
+	       !memcmp(o->name, name.ptr, name.len);
+}
+
+/* Notes which records name which objects (before an_objtab_apply). */
+static int learn_names(struct flt *f, const struct fstap_rec *rec, uint64_t idx,
+		       uint64_t renamed, bool is_kept)
+{
+	struct an_obj *o;
+	uint32_t i;
+	int ret;
+
+	if (rec->op == FSTAP_OP_STATE_DENTRY) {
+		/* only an initial name that comes first names the object for replay */
+		o = an_objtab_get(f->objs, rec->child);
+		if (!o || !o->name)
+			clear_needs(f->objs, rec->child);
+		return 0;
+	}
+	if (fstap_op_is_meta(rec->op) || rec->result < 0)
+		return 0;
+	switch (rec->op) {
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+		if (!rec->child)
+			return 0;
+		o = an_objtab_get(f->objs, rec->child);
+		if (same_name(o, rec->obj, rec->name) && !is_kept)
+			return 0;	/* already named so: nothing new to keep */
+		if (is_kept) {
+			clear_needs(f->objs, rec->child);
+			return 0;
+		}
+		return add_need(f, rec->child, idx, rec->obj, 0, true);
+	case FSTAP_OP_RENAME:
+		/* the old name stays needed: the rename itself must resolve it */
+		if (!renamed || is_kept)
+			return 0;
+		return add_need(f, renamed, idx, rec->obj, rec->newparent, false);
+	case FSTAP_OP_READDIR:
+		for (i = 0; i < rec->nentries; i++) {
+			const struct fstap_dirent *e = &rec->entries[i];
+
+			if (!e->obj || an_dot_name(e->name))
+				continue;
+			o = an_objtab_get(f->objs, e->obj);
+			if (o && o->name)
+				continue;
+			if (!is_kept && (ret = add_need(f, e->obj, idx, rec->obj, 0, true)))
+				return ret;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static bool path_has_prefix(const char *path, const char *prefix, size_t plen)
+{
+	if (strncmp(path, prefix, plen))
+		return false;
+	return plen == 1 || path[plen] == '\0' || path[plen] == '/';
+}
+
+static bool path_selected(struct flt *f, const struct fstap_rec *rec)
+{
+	const struct fstap_op_info *oi = fstap_op_info(rec->op);
+	const char *prefix = f->o->path;
+	size_t plen = strlen(prefix);
+	char path[PATH_CAP];
+
+	while (plen > 1 && prefix[plen - 1] == '/')
+		plen--;
+	if (oi && (oi->props & FSTAP_OPP_DIRENT)) {
+		if (fstap_pathmap_entry_path(f->pm, rec->obj, rec->name, path, sizeof(path)) >= 0 &&
+		    path_has_prefix(path, prefix, plen))
+			return true;
+	} else if (fstap_pathmap_path(f->pm, rec->obj, path, sizeof(path)) >= 0 &&
+		   path_has_prefix(path, prefix, plen)) {
+		return true;
+	}
+	if ((rec->op == FSTAP_OP_RENAME || rec->op == FSTAP_OP_LINK) &&
+	    fstap_pathmap_entry_path(f->pm, rec->newparent, rec->newname, path, sizeof(path)) >= 0 &&
+	    path_has_prefix(path, prefix, plen))
+		return true;
+	if (rec->op == FSTAP_OP_COPY_FILE_RANGE &&
+	    fstap_pathmap_path(f->pm, rec->obj2, path, sizeof(path)) >= 0 &&
+	    path_has_prefix(path, prefix, plen))
+		return true;
+	return false;
+}
+
+static bool selected(struct flt *f, const struct fstap_rec *rec)
+{
+	const struct an_filter_opts *o = f->o;
+	size_t i;
+
+	if (rec->start_ns < o->from_ns || (o->to_ns && rec->start_ns >= o->to_ns))
+		return false;
+	if (o->nops) {
+		for (i = 0; i < o->nops && o->ops[i] != rec->op; i++)
+			;
+		if (i == o->nops)
+			return false;
+	}
+	if (o->npids) {
+		for (i = 0; i < o->npids && o->pids[i] != rec->pid; i++)
+			;
+		if (i == o->npids)
+			return false;
+	}
+	if (o->ncomms) {
+		for (i = 0; i < f->ncomm_pids && f->comm_pids[i] != rec->pid; i++)
+			;
+		if (i == f->ncomm_pids)
+			return false;
+	}
+	return !o->path || path_selected(f, rec);
+}
+
+/* Pass 0: the pids whose process record names a selected command. */
+static int find_comm_pids(struct flt *f, const char *in)
+{
+	struct fstap_reader *r;
+	struct fstap_rec rec;
+	char *msg = NULL;
+	size_t i;
+	int ret = fstap_reader_open(&r, in, &msg);
+
+	if (ret) {
+		fstap_error(ret, "%s", msg ? msg : strerror(-ret));
+		free(msg);
+		return ret;
+	}
+	while ((ret = fstap_reader_next(r, &rec)) == 1) {
+		if (rec.op != FSTAP_OP_PROCESS)
+			continue;
+		for (i = 0; i < f->o->ncomms; i++) {
+			const char *c = f->o->comms[i];
+
+			if (strlen(c) == rec.comm.len && !memcmp(c, rec.comm.ptr, rec.comm.len))
+				break;
+		}
+		if (i == f->o->ncomms)
+			continue;
+		if (f->ncomm_pids == f->capcomm) {
+			size_t cap = f->capcomm ? 2 * f->capcomm : 16;
+			uint32_t *p = realloc(f->comm_pids, cap * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			f->comm_pids = p;
+			f->capcomm = cap;
+		}
+		f->comm_pids[f->ncomm_pids++] = (uint32_t)rec.pid;
+	}
+	if (ret == -ENOMEM)
+		fstap_error(ret, "out of memory");
+	else if (ret < 0)
+		fstap_error(ret, "%s", fstap_reader_errmsg(r));
+	fstap_reader_close(r);
+	return ret < 0 ? ret : 0;
+}
+
+/* Pass 1: decide. */
+static int decide(struct flt *f, const char *in)
+{
+	struct fstap_reader *r;
+	struct fstap_sorter *s;
+	struct fstap_rec rec;
+	uint64_t idx = 0;
+	int ret;
+
+	if ((ret = an_open_sorted(in, &r, &s)))
+		return ret;
+	for (; (ret = fstap_sorter_next(s, &rec)) == 1; idx++) {
+		uint64_t renamed = 0;
+		bool sel = false;
+
+		if (!fstap_op_is_meta(rec.op)) {
+			f->st.read++;
+			sel = selected(f, &rec);
+			if (sel) {
+				/* obj: the directory of an entry op, else the object itself */
+				f->st.selected++;
+				if ((ret = mark(f, idx)) || (ret = keep_names(f, rec.obj)) ||
+				    (ret = keep_names(f, rec.newparent)) || (ret = keep_names(f, rec.obj2)))
+					break;
+			}
+			if (rec.op == FSTAP_OP_RENAME && rec.result >= 0)
+				renamed = fstap_pathmap_lookup(f->pm, rec.obj, rec.name);
+		}
+		if (rec.op == FSTAP_OP_STATE_DENTRY) {
+			struct an_obj *o = an_objtab_get(f->objs, rec.child);
+
+			if (o && o->name)
+				continue;	/* late initial name: see objtab.c */
+		}
+		if ((ret = learn_names(f, &rec, idx, renamed, sel)) ||
+		    (ret = an_objtab_apply(f->objs, &rec, renamed)) ||
+		    (ret = fstap_pathmap_apply(f->pm, &rec)))
+			break;
+	}
+	if (ret == -ENOMEM)
+		fstap_error(ret, "out of memory");
+	else if (ret < 0)
+		fstap_error(ret, "%s", fstap_reader_errmsg(r));
+	fstap_sorter_free(s);
+	fstap_reader_close(r);
+	return ret < 0 ? ret : 0;
+}
+
+static char *transform_step(const char *in, const struct an_filter_opts *o,
+			    const struct an_filter_stats *st)
+{
+	json_t *step = json_object(), *a;
+	char *text;
+	size_t i;
+
+	json_object_set_new(step, "tool", json_string("fstap filter"));
+	json_object_set_new(step, "source", json_string(in));
+	if (o->args)
+		json_object_set_new(step, "args", json_string(o->args));
+	if (o->npids) {
+		a = json_array();
+		for (i = 0; i < o->npids; i++)
+			json_array_append_new(a, json_integer(o->pids[i]));
+		json_object_set_new(step, "pid", a);
+	}
+	if (o->ncomms) {
+		a = json_array();
+		for (i = 0; i < o->ncomms; i++)
+			json_array_append_new(a, json_string(o->comms[i]));
+		json_object_set_new(step, "comm", a);
+	}
+	if (o->path)
+		json_object_set_new(step, "path", json_string(o->path));
+	if (o->nops) {
+		a = json_array();
+		for (i = 0; i < o->nops; i++)
+			json_array_append_new(a, json_string(fstap_op_info(o->ops[i])->name));
+		json_object_set_new(step, "op", a);
+	}
+	if (o->from_ns)
+		json_object_set_new(step, "from_ns", json_integer((json_int_t)o->from_ns));
+	if (o->to_ns)
+		json_object_set_new(step, "to_ns", json_integer((json_int_t)o->to_ns));
+	json_object_set_new(step, "selected", json_integer((json_int_t)st->selected));
+	json_object_set_new(step, "added_for_paths", json_integer((json_int_t)st->added));
+	json_object_set_new(step, "dropped",
+			    json_integer((json_int_t)(st->read - st->selected - st->added)));
+	text = json_dumps(step, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(step);
+	return text;
+}
+
+/* Pass 2: write the records kept, in time order. */
+static int write_out(struct flt *f, const char *in, const char *out)
+{
+	struct fstap_reader *r;
+	struct fstap_sorter *s;
+	struct fstap_writer *w = NULL;
+	struct fstap_trace_info info;
+	struct fstap_rec rec;
+	uint64_t idx = 0, end_ns = 0;
+	bool has_footer = false;
+	char *step = NULL;
+	int ret;
+
+	if ((ret = an_open_sorted(in, &r, &s)))
+		return ret;
+	info = *fstap_reader_info(r);
+	step = transform_step(in, f->o, &f->st);
+	info.metadata_json = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
+	if (!info.metadata_json) {
+		ret = fstap_error(-ENOMEM, "out of memory");
+		goto done;
+	}
+	ret = fstap_writer_open(&w, out, &info, 0);
+	if (ret) {
+		fstap_error(ret, "cannot create trace '%s': %s", out, strerror(-ret));
+		goto done;
+	}
+	for (; (ret = fstap_sorter_next(s, &rec)) == 1; idx++) {
+		if (rec.op == FSTAP_OP_FOOTER) {
+			has_footer = true;
+			end_ns = rec.time_ns;
+			continue;
+		}
+		if (!fstap_op_is_meta(rec.op) && !kept(f, idx))
+			continue;
+		if (!fstap_op_is_meta(rec.op) && rec.start_ns + rec.dur_ns > end_ns && !has_footer)
+			end_ns = rec.start_ns + rec.dur_ns;
+		if ((ret = fstap_writer_add(w, &rec))) {
+			fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));
+			goto done;
+		}
+	}
+	if (ret < 0) {
+		fstap_error(ret, "%s", fstap_reader_errmsg(r));
+		goto done;
+	}
+	if (!fstap_reader_complete(r))
+		fstap_warn("%s; the output has no footer either", fstap_reader_errmsg(r));
+	ret = fstap_writer_close(w, end_ns, !fstap_reader_complete(r));
+	if (ret)
+		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));
+done:
+	fstap_writer_free(w);
+	free(info.metadata_json);
+	free(step);
+	fstap_sorter_free(s);
+	fstap_reader_close(r);
+	return ret;
+}
+
+static void free_needs(struct an_obj *o, void *arg)
+{
+	(void)arg;
+	free(o->priv);
+	o->priv = NULL;
+}
+
+int an_filter(const char *in, const char *out, const struct an_filter_opts *o,
+	      struct an_filter_stats *st)
+{
+	struct flt f = { .o = o };
+	int ret;
+
+	if (!strcmp(in, "-"))
+		return fstap_error(-EINVAL, "filter reads its input twice: give a trace file, "
+				   "not standard input");
+	if (an_objtab_new(&f.objs) || fstap_pathmap_new(&f.pm)) {
+		ret = fstap_error(-ENOMEM, "out of memory");
+		goto done;
+	}
+	if (o->ncomms && (ret = find_comm_pids(&f, in)))
+		goto done;
+	if ((ret = decide(&f, in)))
+		goto done;
+	ret = write_out(&f, in, out);
+	if (ret && strcmp(out, "-"))
+		unlink(out);
+	if (st)
+		*st = f.st;
+done:
+	if (f.objs)
+		an_objtab_each(f.objs, free_needs, NULL);
+	an_objtab_free(f.objs);
+	fstap_pathmap_free(f.pm);
+	free(f.keep);
+	free(f.comm_pids);
+	free(f.stack);
+	return ret;
+}

@@ -1,0 +1,39 @@
+# libanalysis: fstap report, reorder and filter (src/analysis/analysis.h):
+# rank statistics, the object table, the report model and its renderers,
+# the reorder plan and the filter, their commands and their tests.
+noinst_LIBRARIES += libanalysis.a
+libanalysis_a_SOURCES = \
+	src/analysis/analysis.h \
+	src/analysis/rank.c \
+	src/analysis/objtab.c \
+	src/analysis/util.c \
+	src/analysis/report.c \
+	src/analysis/filter.c \
+	src/analysis/reorder.c
+libanalysis_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+
+fstap_SOURCES += src/cli/cmd-report.c src/cli/cmd-filter.c src/cli/cmd-reorder.c
+fstap_LDADD += libanalysis.a $(FSTAP_LIBS) -lm
+
+ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder
+check_PROGRAMS += $(ANALYSIS_UNIT_TESTS)
+TESTS += $(ANALYSIS_UNIT_TESTS)
+UNIT_TESTS += $(ANALYSIS_UNIT_TESTS)
+ANALYSIS_UNIT_LDADD = libanalysis.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
+
+tests_unit_check_rank_SOURCES = tests/unit/check_rank.c
+tests_unit_check_rank_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_rank_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_rank_LDADD = $(ANALYSIS_UNIT_LDADD)
+
+tests_unit_check_reorder_SOURCES = tests/unit/check_reorder.c
+tests_unit_check_reorder_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_reorder_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_reorder_LDADD = $(ANALYSIS_UNIT_LDADD)
+
+ANALYSIS_TESTS = \
+	tests/integration/t3000-report-order.sh \
+	tests/integration/t3010-filter.sh \
+	tests/integration/t3020-reorder.sh
+TESTS += $(ANALYSIS_TESTS)
+EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md

@@ -1,0 +1,1097 @@
+/*
+ * report.c: `fstap report`: what a trace says about its workload, for a
+ * person choosing a file system: the operation mix, per process, bytes and
+ * request sizes, sequential versus random access, the busiest directories,
+ * failed lookups, what the kernel asked on its own, and whether processes
+ * open the files of a directory in readdir, name or inode order (the access
+ * order analysis, the reason `fstap reorder` exists).
+ *
+ * One pass over the trace in time order fills one model (struct rep); the
+ * text and JSON renderers print the same numbers from it. Requests flagged
+ * FSTAP_RF_KERNEL are counted apart from the application's: they are in the
+ * "kernel" section and in the byte totals, nowhere else. Not a replay and
+ * not a latency study: durations here are the recorder's, FUSE included.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "analysis/analysis.h"
+#include "fstap/log.h"
+#include "fstap/pathmap.h"
+#include "fstap/sort.h"
+
+#define NBUCKETS 66		/* size 0, then (2^(k-2), 2^(k-1)] for k >= 1 */
+#define MIN_ORDER_FILES 3	/* fewer opened files say nothing about an order */
+#define PATH_CAP 4096
+
+enum { IO_READ, IO_WRITE, IO_NR };
+enum { ORD_READDIR, ORD_NAME, ORD_INODE, ORD_NR };
+
+static const char *const io_names[IO_NR] = { "read", "write" };
+static const char *const ord_names[ORD_NR] = { "readdir", "name", "inode" };
+
+struct opstat {
+	uint64_t count, errors, kernel;
+	uint64_t dur_sum;	/* application records */
+};
+
+struct iostat {
+	uint64_t ops, bytes, seq, rnd;
+	uint64_t hist[NBUCKETS];
+};
+
+struct proc {
+	uint32_t pid;
+	char *comm;
+	uint64_t ops, bytes_read, bytes_written;
+};
+
+/* One listing of a directory by one process, and its opens that followed. */
+struct episode {
+	uint64_t dir, fh;
+	uint32_t pid;
+	struct an_objtab *entries;	/* entry obj -> u[0] index + 1, u[1] opened */
+	struct ep_entry {
+		uint64_t obj, ino;
+		uint8_t *name;
+		uint32_t name_len;
+	} *ent;
+	size_t nent, cap;
+	uint32_t *opened;	/* entry indexes in first-open order */
+	size_t nopened, capopened;
+	struct episode *next;	/* other processes' episodes of this directory */
+};
+
+struct order_row {
+	char *path;
+	uint32_t pid;
+	size_t files, listed;
+	double rho[ORD_NR];
+};
+
+struct rep {
+	const char *trace;
+	struct an_objtab *objs;		/* u[0] ops credited (dirs), u[1] touched */
+	struct an_objtab *handles;	/* u[0] next offset */
+	struct an_objtab *threads;
+	struct fstap_pathmap *pm;
+	struct opstat ops[FSTAP_OP_NR];
+	struct iostat io[IO_NR];
+	struct proc *procs;
+	size_t nprocs, capprocs;
+	uint64_t app_ops, kernel_ops, kernel_bytes_read, kernel_bytes_written;
+	uint64_t bytes_read, bytes_written, lost;
+	uint64_t first_ns, last_end_ns, end_ns;
+	bool any, complete;
+	uint64_t lookups, lookups_failed;
+	struct order_row *rows;
+	size_t nrows, caprows;
+	uint64_t nthreads;
+	int oom;
+};
+
+/* ---- processes ---------------------------------------------------------- */
+
+static struct proc *proc_get(struct rep *r, uint32_t pid)
+{
+	struct proc *p;
+	size_t i;
+
+	/* processes are few; a linear scan from the most recent one is enough */
+	for (i = r->nprocs; i-- > 0;)
+		if (r->procs[i].pid == pid)
+			return &r->procs[i];
+	if (r->nprocs == r->capprocs) {
+		size_t cap = r->capprocs ? 2 * r->capprocs : 16;
+
+		p = realloc(r->procs, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		r->procs = p;
+		r->capprocs = cap;
+	}
+	p = &r->procs[r->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static const char *proc_comm(struct rep *r, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pid == pid && r->procs[i].comm)
+			return r->procs[i].comm;
+	return pid ? "?" : "(none)";	/* release and releasedir come without a process */
+}
+
+/* ---- sizes -------------------------------------------------------------- */
+
+static unsigned size_bucket(uint64_t size)
+{
+	unsigned b = 1;
+
+	if (!size)
+		return 0;
+	while (b < 65 && ((uint64_t)1 << (b - 1)) < size)
+		b++;
+	return b;	/* size <= 2^(b-1) */
+}
+
+static void size_label(unsigned b, char *buf, size_t cap)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t v;
+	int u = -1;
+
+	if (b == 0) {
+		snprintf(buf, cap, "0");
+		return;
+	}
+	v = (uint64_t)1 << (b - 1);
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, cap, "%" PRIu64, v);
+	else
+		snprintf(buf, cap, "%" PRIu64 "%c", v, units[u]);
+}
+
+/* ---- the access order analysis ----------------------------------------- */
+
+static void episode_free(struct episode *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nent; i++)
+		free(e->ent[i].name);
+	free(e->ent);
+	free(e->opened);
+	an_objtab_free(e->entries);
+	free(e);
+}
+
+static int cmp_bytes(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+/* qsort_r comparators over indexes into e->opened */
+static int cmp_by_name(const void *a, const void *b, void *arg)
+{
+	const struct episode *e = arg;
+	const struct ep_entry *x = &e->ent[e->opened[*(const size_t *)a]];
+	const struct ep_entry *y = &e->ent[e->opened[*(const size_t *)b]];
+
+	return cmp_bytes(x->name, x->name_len, y->name, y->name_len);
+}
+
+static int cmp_by_ino(const void *a, const void *b, void *arg)
+{
+	const struct episode *e = arg;
+	uint64_t x = e->ent[e->opened[*(const size_t *)a]].ino;
+	uint64_t y = e->ent[e->opened[*(const size_t *)b]].ino;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Keys for an_spearman that order the opened entries by name or by inode:
+ * the position in the sorted order, equal for equal names or inodes (hard
+ * links), so that doubles hold them exactly whatever the inode numbers.
+ */
+static double *order_keys(const struct episode *e,
+			  int (*cmp)(const void *, const void *, void *))
+{
+	size_t n = e->nopened, i, *idx = malloc(n * sizeof(*idx));
+	double *k = malloc(n * sizeof(*k));
+
+	if (!idx || !k) {
+		free(idx);
+		free(k);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp, (void *)e);
+	for (i = 0; i < n; i++)
+		k[idx[i]] = (i && !cmp(&idx[i - 1], &idx[i], (void *)e)) ? k[idx[i - 1]] : (double)i;
+	free(idx);
+	return k;
+}
+
+static void episode_finish(struct rep *r, struct episode *e)
+{
+	struct order_row row = { 0 };
+	double *x = NULL, *y = NULL;
+	char path[PATH_CAP];
+	size_t i, n = e->nopened, known;
+
+	if (n == 0)
+		goto out;
+	x = malloc(n * sizeof(*x));
+	y = malloc(n * sizeof(*y));
+	if (!x || !y)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		x[i] = (double)i;
+		y[i] = (double)e->opened[i];	/* entry index = listing position */
+	}
+	row.rho[ORD_READDIR] = an_spearman(x, y, n);
+	free(y);
+	if (!(y = order_keys(e, cmp_by_name)))
+		goto oom;
+	row.rho[ORD_NAME] = an_spearman(x, y, n);
+	free(y);
+	if (!(y = order_keys(e, cmp_by_ino)))
+		goto oom;
+	for (i = 0, known = 0; i < n; i++)
+		known += e->ent[e->opened[i]].ino != 0;
+	/* an unknown inode number (0) would rank first: no inode order then */
+	row.rho[ORD_INODE] = known == n ? an_spearman(x, y, n) : NAN;
+	if (fstap_pathmap_path(r->pm, e->dir, path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", e->dir);
+	row.path = strdup(path);
+	row.pid = e->pid;
+	row.files = n;
+	row.listed = e->nent;
+	if (!row.path)
+		goto oom;
+	if (r->nrows == r->caprows) {
+		size_t cap = r->caprows ? 2 * r->caprows : 64;
+		struct order_row *p = realloc(r->rows, cap * sizeof(*p));
+
+		if (!p) {
+			free(row.path);
+			goto oom;
+		}
+		r->rows = p;
+		r->caprows = cap;
+	}
+	r->rows[r->nrows++] = row;
+	goto out;
+oom:
+	r->oom = 1;
+out:
+	free(x);
+	free(y);
+	episode_free(e);
+}
+
+/* The active episodes of a directory hang off its objtab entry (priv). */
+static struct episode **episode_slot(struct rep *r, uint64_t dir, uint32_t pid)
+{
+	struct an_obj *d = an_objtab_get(r->objs, dir);
+	struct episode **pp;
+
+	if (!d)
+		return NULL;
+	for (pp = (struct episode **)&d->priv; *pp; pp = &(*pp)->next)
+		if ((*pp)->pid == pid)
+			return pp;
+	return pp;
+}
+
+static int listing(struct rep *r, const struct fstap_rec *rec)
+{
+	struct episode **pp, *e;
+	uint32_t i;
+
+	if (!an_objtab_add(r->objs, rec->obj))
+		return -ENOMEM;
+	pp = episode_slot(r, rec->obj, rec->pid);
+	e = *pp;
+	if (rec->offset == 0 || !e || e->fh != rec->fh) {
+		/* a new listing: the previous one of this process is over */
+		if (e) {
+			*pp = e->next;
+			e->next = NULL;
+			episode_finish(r, e);
+			pp = episode_slot(r, rec->obj, rec->pid);
+		}
+		e = calloc(1, sizeof(*e));
+		if (!e || an_objtab_new(&e->entries)) {
+			free(e);
+			return -ENOMEM;
+		}
+		e->dir = rec->obj;
+		e->fh = rec->fh;
+		e->pid = rec->pid;
+		*pp = e;
+	}
+	for (i = 0; i < rec->nentries; i++) {
+		const struct fstap_dirent *d = &rec->entries[i];
+		struct an_obj *o, *known;
+		struct ep_entry *ent;
+
+		if (an_dot_name(d->name) || !d->obj)
+			continue;
+		o = an_objtab_add(e->entries, d->obj);
+		if (!o)
+			return -ENOMEM;
+		if (o->u[0])
+			continue;	/* listed twice (a directory changing under it) */
+		if (e->nent == e->cap) {
+			size_t cap = e->cap ? 2 * e->cap : 64;
+			struct ep_entry *p = realloc(e->ent, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			e->ent = p;
+			e->cap = cap;
+		}
+		ent = &e->ent[e->nent];
+		ent->obj = d->obj;
+		known = an_objtab_get(r->objs, d->obj);
+		ent->ino = known && known->ino_from_state ? known->ino : d->ino;
+		ent->name = malloc(d->name.len + 1);
+		if (!ent->name)
+			return -ENOMEM;
+		memcpy(ent->name, d->name.ptr, d->name.len);
+		ent->name_len = d->name.len;
+		o->u[0] = ++e->nent;
+	}
+	return 0;
+}
+
+static int opened(struct rep *r, const struct fstap_rec *rec)
+{
+	struct an_obj *f = an_objtab_get(r->objs, rec->obj), *o;
+	struct episode **pp, *e;
+
+	if (!f || !f->parent)
+		return 0;
+	pp = episode_slot(r, f->parent, rec->pid);
+	if (!pp || !(e = *pp))
+		return 0;
+	o = an_objtab_get(e->entries, rec->obj);
+	if (!o || o->u[1])
+		return 0;
+	o->u[1] = 1;
+	if (e->nopened == e->capopened) {
+		size_t cap = e->capopened ? 2 * e->capopened : 64;
+		uint32_t *p = realloc(e->opened, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		e->opened = p;
+		e->capopened = cap;
+	}
+	e->opened[e->nopened++] = (uint32_t)(o->u[0] - 1);
+	return 0;
+}
+
+static void finish_episodes(struct an_obj *o, void *arg)
+{
+	struct rep *r = arg;
+	struct episode *e = o->priv, *next;
+
+	for (; e; e = next) {
+		next = e->next;
+		e->next = NULL;
+		episode_finish(r, e);
+	}
+	o->priv = NULL;
+}
+
+/* ---- the pass over the trace -------------------------------------------- */
+
+static void touch(struct rep *r, uint64_t obj)
+{
+	struct an_obj *o;
+
+	if (!obj)
+		return;
+	o = an_objtab_add(r->objs, obj);
+	if (!o)
+		r->oom = 1;
+	else
+		o->u[1] = 1;
+}
+
+/* The directory an application record is counted for ("busiest directories"). */
+static uint64_t busy_dir(struct rep *r, const struct fstap_rec *rec)
+{
+	const struct fstap_op_info *oi = fstap_op_info(rec->op);
+	struct an_obj *o;
+
+	if (oi && (oi->props & FSTAP_OPP_DIRENT))
+		return rec->obj;
+	o = an_objtab_get(r->objs, rec->obj);
+	if (!o)
+		return 0;
+	if (o->type == AN_OT_DIR)
+		return rec->obj;
+	return o->parent;
+}
+
+static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
+{
+	struct iostat *io = &r->io[which];
+	uint64_t key = rec->fh ? rec->fh : (rec->obj | (1ull << 63));
+	struct an_obj *h;
+
+	io->ops++;
+	io->hist[size_bucket(rec->size)]++;
+	if (rec->result < 0)
+		return;
+	io->bytes += (uint64_t)rec->result;
+	h = an_objtab_add(r->handles, key);
+	if (!h) {
+		r->oom = 1;
+		return;
+	}
+	/* sequential: at the end of the previous transfer on the handle (0 at first) */
+	if (rec->offset == h->u[0])
+		io->seq++;
+	else
+		io->rnd++;
+	h->u[0] = rec->offset + (uint64_t)rec->result;
+}
+
+static int account(struct rep *r, const struct fstap_rec *rec)
+{
+	uint64_t renamed = 0, dir;
+	struct proc *p;
+	int ret;
+
+	switch (rec->op) {
+	case FSTAP_OP_PROCESS:
+		p = proc_get(r, (uint32_t)rec->pid);
+		if (!p)
+			return -ENOMEM;
+		free(p->comm);
+		p->comm = strndup((const char *)rec->comm.ptr, rec->comm.len);
+		if (!p->comm)
+			return -ENOMEM;
+		return 0;
+	case FSTAP_OP_LOSS:
+		r->lost += rec->lost;
+		return 0;
+	case FSTAP_OP_FOOTER:
+		r->end_ns = rec->time_ns;
+		return 0;
+	default:
+		break;
+	}
+	if (fstap_op_is_meta(rec->op)) {
+		struct an_obj *o = rec->op == FSTAP_OP_STATE_DENTRY ?
+				   an_objtab_get(r->objs, rec->child) : NULL;
+
+		/* a late initial name must not undo a rename (see objtab.c) */
+		if (o && o->name)
+			return 0;
+		if ((ret = an_objtab_apply(r->objs, rec, 0)))
+			return ret;
+		return fstap_pathmap_apply(r->pm, rec);
+	}
+	if (!r->any || rec->start_ns < r->first_ns)
+		r->first_ns = rec->start_ns;
+	r->any = true;
+	if (rec->start_ns + rec->dur_ns > r->last_end_ns)
+		r->last_end_ns = rec->start_ns + rec->dur_ns;
+	if (rec->op == FSTAP_OP_READ && rec->result > 0)
+		r->bytes_read += (uint64_t)rec->result;
+	if (rec->op == FSTAP_OP_WRITE && rec->result > 0)
+		r->bytes_written += (uint64_t)rec->result;
+	if (rec->op == FSTAP_OP_RENAME && rec->result >= 0)
+		renamed = fstap_pathmap_lookup(r->pm, rec->obj, rec->name);
+	/* learn names first: a lookup's child belongs to its directory at once */
+	if ((ret = an_objtab_apply(r->objs, rec, renamed)))
+		return ret;
+	if (rec->flags & FSTAP_RF_KERNEL) {
+		r->kernel_ops++;
+		r->ops[rec->op].kernel++;
+		if (rec->op == FSTAP_OP_READ && rec->result > 0)
+			r->kernel_bytes_read += (uint64_t)rec->result;
+		if (rec->op == FSTAP_OP_WRITE && rec->result > 0)
+			r->kernel_bytes_written += (uint64_t)rec->result;
+		return fstap_pathmap_apply(r->pm, rec);
+	}
+	r->app_ops++;
+	r->ops[rec->op].count++;
+	r->ops[rec->op].dur_sum += rec->dur_ns;
+	if (rec->result < 0)
+		r->ops[rec->op].errors++;
+	p = proc_get(r, rec->pid);
+	if (!p)
+		return -ENOMEM;
+	p->ops++;
+	if (rec->tid && !an_objtab_get(r->threads, rec->tid)) {
+		if (!an_objtab_add(r->threads, rec->tid))
+			return -ENOMEM;
+		r->nthreads++;
+	}
+	touch(r, rec->obj);
+	if (rec->result >= 0) {
+		touch(r, rec->child);
+		touch(r, rec->newparent);
+		touch(r, rec->obj2);
+	}
+	dir = busy_dir(r, rec);
+	if (dir) {
+		struct an_obj *d = an_objtab_add(r->objs, dir);
+
+		if (!d)
+			return -ENOMEM;
+		d->u[0]++;
+	}
+	switch (rec->op) {
+	case FSTAP_OP_READ:
+		io_account(r, rec, IO_READ);
+		if (rec->result > 0)
+			p->bytes_read += (uint64_t)rec->result;
+		break;
+	case FSTAP_OP_WRITE:
+		io_account(r, rec, IO_WRITE);
+		if (rec->result > 0)
+			p->bytes_written += (uint64_t)rec->result;
+		break;
+	case FSTAP_OP_LOOKUP:
+		r->lookups++;
+		if (rec->result < 0)
+			r->lookups_failed++;
+		break;
+	case FSTAP_OP_READDIR:
+		if (rec->result >= 0 && (ret = listing(r, rec)))
+			return ret;
+		break;
+	case FSTAP_OP_OPEN:
+		if (rec->result >= 0 && (ret = opened(r, rec)))
+			return ret;
+		break;
+	default:
+		break;
+	}
+	if (r->oom)
+		return -ENOMEM;
+	return fstap_pathmap_apply(r->pm, rec);
+}
+
+/* ---- the model, as JSON (the text renderer reads the same tree) --------- */
+
+struct dir_row {
+	uint64_t obj, ops;
+};
+
+struct collect {
+	struct dir_row *rows;
+	size_t n, cap;
+	uint64_t files, dirs;
+	int oom;
+};
+
+static void collect_obj(struct an_obj *o, void *arg)
+{
+	struct collect *c = arg;
+
+	if (o->u[1]) {
+		if (o->type == AN_OT_DIR)
+			c->dirs++;
+		else
+			c->files++;
+	}
+	if (!o->u[0])
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct dir_row *p = realloc(c->rows, cap * sizeof(*p));
+
+		if (!p) {
+			c->oom = 1;
+			return;
+		}
+		c->rows = p;
+		c->cap = cap;
+	}
+	c->rows[c->n].obj = o->obj;
+	c->rows[c->n++].ops = o->u[0];
+}
+
+static int cmp_dir_row(const void *a, const void *b)
+{
+	const struct dir_row *x = a, *y = b;
+
+	if (x->ops != y->ops)
+		return x->ops < y->ops ? 1 : -1;
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	if (x->ops != y->ops)
+		return x->ops < y->ops ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_order_row(const void *a, const void *b)
+{
+	const struct order_row *x = a, *y = b;
+
+	if (x->files != y->files)
+		return x->files < y->files ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+static json_t *json_real_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(round(v * 1e4) / 1e4);
+}
+
+static json_t *io_json(const struct iostat *io)
+{
+	json_t *o = json_object(), *h = json_object();
+	char label[32];
+	unsigned b;
+
+	json_object_set_new(o, "ops", json_integer((json_int_t)io->ops));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)io->bytes));
+	json_object_set_new(o, "sequential", json_integer((json_int_t)io->seq));
+	json_object_set_new(o, "random", json_integer((json_int_t)io->rnd));
+	for (b = 0; b < NBUCKETS; b++) {
+		if (!io->hist[b])
+			continue;
+		if (b == 0)
+			snprintf(label, sizeof(label), "0");
+		else
+			snprintf(label, sizeof(label), "%" PRIu64, b > 64 ? UINT64_MAX : (uint64_t)1 << (b - 1));
+		json_object_set_new(h, label, json_integer((json_int_t)io->hist[b]));
+	}
+	json_object_set_new(o, "sizes", h);
+	return o;
+}
+
+/*
+ * The verdict over the directories with at least MIN_ORDER_FILES opened
+ * files: the order(s) whose mean rho is highest, as a sentence.
+ */
+static void verdict(const double *mean, size_t ndirs, char *buf, size_t cap)
+{
+	double best = -2;
+	int i, nbest = 0;
+	char orders[64] = "";
+
+	if (!ndirs) {
+		snprintf(buf, cap, "no directory was listed and then read (%d files or more)",
+			 MIN_ORDER_FILES);
+		return;
+	}
+	for (i = 0; i < ORD_NR; i++)
+		if (!isnan(mean[i]) && mean[i] > best)
+			best = mean[i];
+	for (i = 0; i < ORD_NR; i++) {
+		if (isnan(mean[i]) || mean[i] < best - 0.02)
+			continue;
+		snprintf(orders + strlen(orders), sizeof(orders) - strlen(orders), "%s%s",
+			 nbest ? " and " : "", ord_names[i]);
+		nbest++;
+	}
+	if (best >= 0.9)
+		snprintf(buf, cap, "opens follow %s order (rho %.2f over %zu director%s)",
+			 orders, best, ndirs, ndirs == 1 ? "y" : "ies");
+	else if (best >= 0.5)
+		snprintf(buf, cap, "opens partly follow %s order (rho %.2f over %zu director%s)",
+			 orders, best, ndirs, ndirs == 1 ? "y" : "ies");
+	else if (best <= -0.9)
+		snprintf(buf, cap, "opens follow the reverse of %s order (rho %.2f over %zu director%s)",
+			 orders, best, ndirs, ndirs == 1 ? "y" : "ies");
+	else
+		snprintf(buf, cap, "opens follow none of readdir, name or inode order "
+			 "(best: %s, rho %.2f over %zu director%s)", orders, best, ndirs,
+			 ndirs == 1 ? "y" : "ies");
+}
+
+static json_t *build_json(struct rep *r, unsigned top)
+{
+	json_t *root = json_object(), *o, *a, *by;
+	struct collect c = { 0 };
+	double sum[ORD_NR] = { 0 }, mean[ORD_NR];
+	size_t cnt[ORD_NR] = { 0 }, ndirs = 0, nfiles = 0, i;
+	char path[PATH_CAP], text[256];
+	unsigned op;
+
+	json_object_set_new(root, "trace", json_string(r->trace));
+	json_object_set_new(root, "complete", json_boolean(r->complete));
+	json_object_set_new(root, "first_ns", json_integer((json_int_t)r->first_ns));
+	json_object_set_new(root, "last_end_ns", json_integer((json_int_t)r->last_end_ns));
+	json_object_set_new(root, "duration_ns",
+			    json_integer((json_int_t)(r->last_end_ns - r->first_ns)));
+	json_object_set_new(root, "lost", json_integer((json_int_t)r->lost));
+
+	o = json_object();
+	json_object_set_new(o, "application", json_integer((json_int_t)r->app_ops));
+	json_object_set_new(o, "kernel", json_integer((json_int_t)r->kernel_ops));
+	by = json_object();
+	for (op = 0; op < FSTAP_OP_META_FIRST; op++) {
+		const struct opstat *s = &r->ops[op];
+
+		if (!s->count)
+			continue;
+		json_object_set_new(by, fstap_op_info(op)->name,
+				    json_pack("{s:I, s:I, s:I}", "count", (json_int_t)s->count,
+					      "errors", (json_int_t)s->errors,
+					      "mean_ns", (json_int_t)(s->dur_sum / s->count)));
+	}
+	json_object_set_new(o, "by_op", by);
+	json_object_set_new(root, "operations", o);
+
+	qsort(r->procs, r->nprocs, sizeof(*r->procs), cmp_proc);
+	a = json_array();
+	for (i = 0; i < r->nprocs && i < top; i++) {
+		const struct proc *p = &r->procs[i];
+
+		if (!p->ops)
+			continue;
+		json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I, s:I}",
+						   "pid", (json_int_t)p->pid,
+						   "comm", proc_comm(r, p->pid),
+						   "ops", (json_int_t)p->ops,
+						   "bytes_read", (json_int_t)p->bytes_read,
+						   "bytes_written", (json_int_t)p->bytes_written));
+	}
+	json_object_set_new(root, "processes", a);
+	json_object_set_new(root, "threads", json_integer((json_int_t)r->nthreads));
+
+	json_object_set_new(root, "bytes",
+			    json_pack("{s:I, s:I, s:I, s:I}",
+				      "read", (json_int_t)r->bytes_read,
+				      "written", (json_int_t)r->bytes_written,
+				      "kernel_read", (json_int_t)r->kernel_bytes_read,
+				      "kernel_written", (json_int_t)r->kernel_bytes_written));
+
+	an_objtab_each(r->objs, collect_obj, &c);
+	if (c.oom)
+		r->oom = 1;
+	json_object_set_new(root, "touched", json_pack("{s:I, s:I}",
+						       "files", (json_int_t)c.files,
+						       "directories", (json_int_t)c.dirs));
+	o = json_object();
+	for (i = 0; i < IO_NR; i++)
+		json_object_set_new(o, io_names[i], io_json(&r->io[i]));
+	json_object_set_new(root, "io", o);
+
+	qsort(c.rows, c.n, sizeof(*c.rows), cmp_dir_row);
+	a = json_array();
+	for (i = 0; i < c.n && i < top; i++) {
+		if (fstap_pathmap_path(r->pm, c.rows[i].obj, path, sizeof(path)) < 0)
+			snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", c.rows[i].obj);
+		json_array_append_new(a, json_pack("{s:s, s:I}", "path", path,
+						   "ops", (json_int_t)c.rows[i].ops));
+	}
+	free(c.rows);
+	json_object_set_new(root, "directories", a);
+
+	json_object_set_new(root, "lookups",
+			    json_pack("{s:I, s:I, s:o}", "total", (json_int_t)r->lookups,
+				      "failed", (json_int_t)r->lookups_failed, "failed_fraction",
+				      json_real_or_null(r->lookups ? (double)r->lookups_failed /
+							(double)r->lookups : NAN)));
+
+	o = json_object();
+	json_object_set_new(o, "total", json_integer((json_int_t)r->kernel_ops));
+	by = json_object();
+	for (op = 0; op < FSTAP_OP_META_FIRST; op++)
+		if (r->ops[op].kernel)
+			json_object_set_new(by, fstap_op_info(op)->name,
+					    json_integer((json_int_t)r->ops[op].kernel));
+	json_object_set_new(o, "by_op", by);
+	json_object_set_new(root, "kernel", o);
+
+	/* access order */
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_order_row);
+	for (i = 0; i < r->nrows; i++) {
+		int k;
+
+		if (r->rows[i].files < MIN_ORDER_FILES)
+			continue;
+		ndirs++;
+		nfiles += r->rows[i].files;
+		for (k = 0; k < ORD_NR; k++) {
+			if (isnan(r->rows[i].rho[k]))
+				continue;
+			sum[k] += r->rows[i].rho[k];
+			cnt[k]++;
+		}
+	}
+	o = json_object();
+	json_object_set_new(o, "directories", json_integer((json_int_t)ndirs));
+	json_object_set_new(o, "files", json_integer((json_int_t)nfiles));
+	json_object_set_new(o, "min_files", json_integer(MIN_ORDER_FILES));
+	by = json_object();
+	for (i = 0; i < ORD_NR; i++) {
+		mean[i] = cnt[i] ? sum[i] / (double)cnt[i] : NAN;
+		json_object_set_new(by, ord_names[i], json_real_or_null(mean[i]));
+	}
+	json_object_set_new(o, "mean_rho", by);
+	verdict(mean, ndirs, text, sizeof(text));
+	json_object_set_new(o, "verdict", json_string(text));
+	a = json_array();
+	for (i = 0; i < r->nrows && i < top; i++) {
+		const struct order_row *w = &r->rows[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:I, s:{s:o, s:o, s:o}}",
+			"path", w->path, "pid", (json_int_t)w->pid, "comm", proc_comm(r, w->pid),
+			"files", (json_int_t)w->files, "listed", (json_int_t)w->listed, "rho",
+			"readdir", json_real_or_null(w->rho[ORD_READDIR]),
+			"name", json_real_or_null(w->rho[ORD_NAME]),
+			"inode", json_real_or_null(w->rho[ORD_INODE])));
+	}
+	json_object_set_new(o, "per_directory", a);
+	json_object_set_new(o, "listings", json_integer((json_int_t)r->nrows));
+	json_object_set_new(root, "access_order", o);
+	return root;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static json_int_t jint(json_t *o, const char *path)
+{
+	char key[64];
+	const char *p = path, *dot;
+
+	while ((dot = strchr(p, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - p), p);
+		o = json_object_get(o, key);
+		p = dot + 1;
+	}
+	return json_integer_value(json_object_get(o, p));
+}
+
+static void human_bytes(uint64_t v, char *buf, size_t cap)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double d = (double)v;
+	int i = 0;
+
+	while (d >= 1024 && i < 5) {
+		d /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, cap, "%" PRIu64 " B", v);
+	else
+		snprintf(buf, cap, "%.1f %s", d, u[i]);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void rho_text(FILE *f, json_t *v)
+{
+	if (json_is_number(v))
+		fprintf(f, " %7.2f", json_number_value(v));
+	else
+		fprintf(f, " %7s", "-");
+}
+
+static void print_text(struct rep *r, json_t *root, FILE *f)
+{
+	json_t *o, *a, *v;
+	const char *key;
+	char b1[32], b2[32];
+	size_t i, n;
+	unsigned bkt;
+	uint64_t dur = r->last_end_ns - r->first_ns;
+
+	fprintf(f, "fstap report: %s%s\n", r->trace, r->complete ? "" : " (incomplete trace)");
+	fprintf(f, "  duration: %.3f s (first operation at %.3f s, last ends at %.3f s)\n",
+		(double)dur / 1e9, (double)r->first_ns / 1e9, (double)r->last_end_ns / 1e9);
+	fprintf(f, "  operations: %" PRIu64 " by applications, %" PRIu64
+		" by the kernel on its own; %" PRIu64 " lost in recording\n",
+		r->app_ops, r->kernel_ops, r->lost);
+	for (i = 0, n = 0; i < r->nprocs; i++)
+		n += r->procs[i].pid != 0;
+	fprintf(f, "  processes: %zu, threads: %" PRIu64 "\n", n, (uint64_t)jint(root, "threads"));
+	human_bytes(r->bytes_read, b1, sizeof(b1));
+	human_bytes(r->bytes_written, b2, sizeof(b2));
+	fprintf(f, "  bytes: read %s (%" PRIu64 "), written %s (%" PRIu64 ")", b1,
+		r->bytes_read, b2, r->bytes_written);
+	if (r->kernel_bytes_read || r->kernel_bytes_written)
+		fprintf(f, "; by the kernel: read %" PRIu64 ", written %" PRIu64,
+			r->kernel_bytes_read, r->kernel_bytes_written);
+	fprintf(f, "\n  touched: %" PRId64 " files, %" PRId64 " directories\n",
+		(int64_t)jint(root, "touched.files"), (int64_t)jint(root, "touched.directories"));
+	fprintf(f, "  lookups: %" PRIu64 ", failed %" PRIu64 " (%.1f%%)\n", r->lookups,
+		r->lookups_failed, pct(r->lookups_failed, r->lookups));
+
+	fprintf(f, "\noperations (application)\n  %-16s %10s %6s %8s %12s\n", "op", "count",
+		"%", "errors", "mean lat");
+	json_object_foreach(json_object_get(json_object_get(root, "operations"), "by_op"), key, v) {
+		fprintf(f, "  %-16s %10" PRId64 " %6.1f %8" PRId64 " %10.1fus\n", key,
+			(int64_t)jint(v, "count"), pct((uint64_t)jint(v, "count"), r->app_ops),
+			(int64_t)jint(v, "errors"), (double)jint(v, "mean_ns") / 1e3);
+	}
+
+	fprintf(f, "\nprocesses (top %zu by operations)\n  %8s %-16s %10s %14s %14s\n",
+		json_array_size(json_object_get(root, "processes")), "pid", "comm", "ops",
+		"bytes read", "bytes written");
+	json_array_foreach(json_object_get(root, "processes"), i, v)
+		fprintf(f, "  %8" PRId64 " %-16s %10" PRId64 " %14" PRId64 " %14" PRId64 "\n",
+			(int64_t)jint(v, "pid"), json_string_value(json_object_get(v, "comm")),
+			(int64_t)jint(v, "ops"), (int64_t)jint(v, "bytes_read"),
+			(int64_t)jint(v, "bytes_written"));
+
+	for (i = 0; i < IO_NR; i++) {
+		const struct iostat *io = &r->io[i];
+		uint64_t done = io->seq + io->rnd;
+
+		human_bytes(io->bytes, b1, sizeof(b1));
+		fprintf(f, "\n%s: %" PRIu64 " requests, %s; sequential %" PRIu64 " (%.1f%%), random %"
+			PRIu64 " (%.1f%%)\n", io_names[i], io->ops, b1, io->seq, pct(io->seq, done),
+			io->rnd, pct(io->rnd, done));
+		if (!io->ops)
+			continue;
+		fprintf(f, "  request sizes:");
+		for (bkt = 0; bkt < NBUCKETS; bkt++) {
+			if (!io->hist[bkt])
+				continue;
+			size_label(bkt, b2, sizeof(b2));
+			fprintf(f, " <=%s=%.1f%%(%" PRIu64 ")", b2, pct(io->hist[bkt], io->ops),
+				io->hist[bkt]);
+		}
+		fputc('\n', f);
+	}
+
+	a = json_object_get(root, "directories");
+	fprintf(f, "\nbusiest directories (top %zu, operations on their entries and files)\n",
+		json_array_size(a));
+	json_array_foreach(a, i, v)
+		fprintf(f, "  %10" PRId64 "  %s\n", (int64_t)jint(v, "ops"),
+			json_string_value(json_object_get(v, "path")));
+
+	o = json_object_get(json_object_get(root, "kernel"), "by_op");
+	fprintf(f, "\nkernel requests (not counted above): %" PRIu64 "\n", r->kernel_ops);
+	json_object_foreach(o, key, v)
+		fprintf(f, "  %-16s %10" PRId64 "\n", key, (int64_t)json_integer_value(v));
+
+	o = json_object_get(root, "access_order");
+	fprintf(f, "\naccess order (files opened after their directory was listed, same process)\n");
+	fprintf(f, "  listings followed by opens: %" PRId64 "; with %d or more files: %" PRId64
+		" directories, %" PRId64 " files\n", (int64_t)jint(o, "listings"), MIN_ORDER_FILES,
+		(int64_t)jint(o, "directories"), (int64_t)jint(o, "files"));
+	fprintf(f, "  mean rank correlation (Spearman rho) of the open order with:\n");
+	for (i = 0; i < ORD_NR; i++) {
+		fprintf(f, "    %-8s order", ord_names[i]);
+		rho_text(f, json_object_get(json_object_get(o, "mean_rho"), ord_names[i]));
+		fputc('\n', f);
+	}
+	fprintf(f, "  verdict: %s\n", json_string_value(json_object_get(o, "verdict")));
+	a = json_object_get(o, "per_directory");
+	if (json_array_size(a)) {
+		fprintf(f, "  per directory (top %zu by files opened):\n  %7s %7s %7s %7s %8s  %s\n",
+			json_array_size(a), "readdir", "name", "inode", "files", "pid", "path");
+		json_array_foreach(a, i, v) {
+			json_t *rho = json_object_get(v, "rho");
+
+			fputs(" ", f);
+			rho_text(f, json_object_get(rho, "readdir"));
+			rho_text(f, json_object_get(rho, "name"));
+			rho_text(f, json_object_get(rho, "inode"));
+			fprintf(f, " %7" PRId64 " %8" PRId64 "  %s\n", (int64_t)jint(v, "files"),
+				(int64_t)jint(v, "pid"), json_string_value(json_object_get(v, "path")));
+		}
+	}
+}
+
+/* ---- entry point -------------------------------------------------------- */
+
+static void free_priv_episodes(struct an_obj *o, void *arg)
+{
+	struct episode *e = o->priv, *next;
+
+	(void)arg;
+	for (; e; e = next) {
+		next = e->next;
+		episode_free(e);
+	}
+	o->priv = NULL;
+}
+
+int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
+{
+	struct fstap_reader *rd = NULL;
+	struct fstap_sorter *s = NULL;
+	struct rep r = { .trace = trace };
+	struct fstap_rec rec;
+	json_t *root = NULL;
+	int ret;
+	size_t i;
+
+	if ((ret = an_open_sorted(trace, &rd, &s)))
+		return ret;
+	if (an_objtab_new(&r.objs) || an_objtab_new(&r.handles) || an_objtab_new(&r.threads) ||
+	    fstap_pathmap_new(&r.pm)) {
+		ret = fstap_error(-ENOMEM, "out of memory");
+		goto done;
+	}
+	while ((ret = fstap_sorter_next(s, &rec)) == 1)
+		if ((ret = account(&r, &rec)))
+			break;
+	if (ret < 0) {
+		if (ret == -ENOMEM)
+			fstap_error(ret, "out of memory");
+		else
+			fstap_error(ret, "%s", fstap_reader_errmsg(rd));
+		goto done;
+	}
+	r.complete = fstap_reader_complete(rd);
+	if (r.complete)
+		r.lost = fstap_reader_footer(rd)->lost;
+	else
+		fstap_warn("%s", fstap_reader_errmsg(rd));
+	if (fstap_sorter_late(s))
+		fstap_warn("%llu records came later than the reorder window and are out of time order",
+			   (unsigned long long)fstap_sorter_late(s));
+	an_objtab_each(r.objs, finish_episodes, &r);
+	root = build_json(&r, opts->top);
+	if (r.oom) {
+		ret = fstap_error(-ENOMEM, "out of memory");
+		goto done;
+	}
+	if (opts->json) {
+		char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+
+		if (!text) {
+			ret = fstap_error(-ENOMEM, "out of memory");
+			goto done;
+		}
+		fprintf(out, "%s\n", text);
+		free(text);
+	} else {
+		print_text(&r, root, out);
+	}
+	ret = 0;
+done:
+	json_decref(root);
+	if (r.objs)
+		an_objtab_each(r.objs, free_priv_episodes, NULL);
+	an_objtab_free(r.objs);
+	an_objtab_free(r.handles);
+	an_objtab_free(r.threads);
+	fstap_pathmap_free(r.pm);
+	for (i = 0; i < r.nprocs; i++)
+		free(r.procs[i].comm);
+	free(r.procs);
+	for (i = 0; i < r.nrows; i++)
+		free(r.rows[i].path);
+	free(r.rows);
+	fstap_sorter_free(s);
+	fstap_reader_close(rd);
+	return ret;
+}
