@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_import(int argc, char **argv);

@@ -1,0 +1,193 @@
+/*
+ * compare.h: `fstap compare` as a library: the candidates, the result model
+ * (one row per candidate and trace variant, one entry per run), its
+ * statistics and renderers (text table, JSON, CSV, SVG chart), image sizing,
+ * and the candidate lifecycle (make, mount, prepare, replay, clean up).
+ *
+ * The pure parts (cmp_candidate_parse, cmp_image_size, the statistics and the
+ * renderers: model.c, render.c) touch no system state and are unit-tested
+ * (tests/unit/check_compare.c). The lifecycle (lifecycle.c) runs every step
+ * as a child process of the fstap binary or of a system tool, and keeps
+ * everything it set up in one place so that one function undoes it.
+ */
+#ifndef FSTAP_COMPARE_H
+#define FSTAP_COMPARE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* ---- candidates --------------------------------------------------------- */
+
+enum cmp_kind {
+	CMP_IMAGE,	/* a loop image fstap makes under --image-dir */
+	CMP_DEVICE,	/* --device: a block device the user names */
+	CMP_TARGET,	/* --target: a directory the user mounted */
+};
+
+struct cmp_candidate {
+	char *name;		/* unique; [A-Za-z0-9._+-], used in file names */
+	char *fstype;		/* mkfs.FSTYPE and mount -t FSTYPE; NULL for targets */
+	char *mkfs_opts;	/* split on blanks; "" for none */
+	char *mount_opts;	/* mount -o; "" for none */
+	char *dir;		/* CMP_TARGET: the directory */
+	enum cmp_kind kind;
+};
+
+/*
+ * Parses NAME:FSTYPE[:MKFS_OPTS[:MOUNT_OPTS]] into c (fields malloc'd; free
+ * with cmp_candidate_free). 0, or -EINVAL with a one-line reason in err.
+ */
+int cmp_candidate_parse(const char *spec, struct cmp_candidate *c, char *err, size_t errlen);
+/* Parses NAME=DIR (a --target). Same contract. */
+int cmp_target_parse(const char *spec, struct cmp_candidate *c, char *err, size_t errlen);
+/* A candidate for FSTYPE with default options, named FSTYPE. */
+int cmp_candidate_fs(const char *fstype, struct cmp_candidate *c, char *err, size_t errlen);
+void cmp_candidate_free(struct cmp_candidate *c);
+/* A name fit for a file name and a table cell. */
+bool cmp_name_valid(const char *name);
+
+/* The mkfs flags that make it quiet and overwrite (-F -q, -f -q), or "". */
+const char *cmp_mkfs_force_flags(const char *fstype);
+/* The Debian package that provides mkfs.FSTYPE, or NULL if unknown. */
+const char *cmp_mkfs_package(const char *fstype);
+
+/* ---- image sizing ------------------------------------------------------- */
+
+/* What a trace needs on disk (from its initial state and its writes). */
+struct cmp_trace_size {
+	uint64_t initial_bytes;	/* sum of the sizes of the initial regular files */
+	uint64_t written_bytes;	/* bytes written, fallocated or copied by the workload */
+	uint64_t inodes;	/* objects of the initial state plus objects created */
+};
+
+/* The smallest image mkfs.FSTYPE accepts with its defaults (xfs 300 MiB, ...). */
+uint64_t cmp_fs_min_size(const char *fstype);
+/*
+ * The default image size for FSTYPE: twice what the trace needs (data,
+ * growth and a 4 KiB block plus 4 KiB of metadata per object) plus 64 MiB,
+ * rounded up to 64 MiB, and at least cmp_fs_min_size().
+ */
+uint64_t cmp_image_size(const struct cmp_trace_size *s, const char *fstype);
+/* Formats a byte count as "300 MiB", "1.5 GiB". Returns buf. */
+const char *cmp_fmt_bytes(uint64_t v, char *buf, size_t len);
+
+/* ---- results ------------------------------------------------------------ */
+
+struct cmp_opstat {
+	char name[24];		/* "read", "open", ... (replay's by_op keys) */
+	uint64_t count;
+	double mean_ns;
+	double p99_ns;
+};
+
+/* One replay run (replay's JSON "runs"[0], parsed). */
+struct cmp_run {
+	double elapsed_s;
+	uint64_t ops;
+	double ops_per_s;
+	uint64_t bytes_read, bytes_written;
+	uint64_t divergences;
+	struct cmp_opstat *op;
+	unsigned nop;
+	json_t *raw;		/* the run's JSON object (a reference), or NULL */
+};
+
+/* One line of the table: a candidate with one variant of the trace. */
+struct cmp_row {
+	const struct cmp_candidate *cand;
+	const char *variant;	/* "recorded", "name", ... */
+	bool failed;
+	char reason[256];	/* one line, when failed */
+	struct cmp_run *runs;	/* the runs that completed */
+	unsigned nruns;
+	/* Filled by cmp_results_summarize() from the runs of an ok row. */
+	double med_s, min_s, max_s, ops_per_s, ratio;
+	unsigned median_run;	/* index of the run with the median elapsed time */
+};
+
+struct cmp_results {
+	const char *trace;
+	unsigned runs;		/* runs asked for per row */
+	struct cmp_row *rows;
+	unsigned nrows;
+	json_t *options;	/* borrowed, for results.json (may be NULL) */
+	json_t *machine;	/* borrowed, for results.json (may be NULL) */
+};
+
+/* The median of v[0..n) (the mean of the two middle values when n is even). */
+double cmp_median(const double *v, unsigned n);
+/* Fills each row's summary and the ratios to the best median. */
+void cmp_results_summarize(struct cmp_results *res);
+/*
+ * Parses one run object of replay's JSON into out (takes a reference on it).
+ * 0 or -EINVAL (a field is missing). Free with cmp_run_free.
+ */
+int cmp_run_from_json(json_t *run, struct cmp_run *out);
+void cmp_run_free(struct cmp_run *r);
+/* Appends a copy of run to row (0 or -ENOMEM). */
+int cmp_row_add_run(struct cmp_row *row, const struct cmp_run *run);
+void cmp_row_fail(struct cmp_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The operations that dominate the time over the ok rows (by count x mean
+ * in each row's median run): at most max names, each at least 5% of the
+ * total, the biggest first. Returns how many; names are borrowed from res.
+ */
+unsigned cmp_top_ops(const struct cmp_results *res, const char **names, unsigned max);
+
+/* Renderers: 0 or -EIO (the write failed). */
+int cmp_render_table(FILE *f, const struct cmp_results *res);
+int cmp_render_csv(FILE *f, const struct cmp_results *res);
+int cmp_render_svg(FILE *f, const struct cmp_results *res);
+/* The results as one JSON object (new reference). */
+json_t *cmp_results_json(const struct cmp_results *res);
+
+/* ---- the lifecycle ------------------------------------------------------ */
+
+/* Set by the SIGINT/SIGTERM/SIGHUP handler cmp_signals_install() installs. */
+extern volatile sig_atomic_t cmp_interrupted;
+void cmp_signals_install(void);
+void cmp_signals_restore(void);
+
+struct cmp_env {
+	const char *self;	/* the fstap binary (/proc/self/exe) */
+	const char *workdir;	/* private: images, mount point, variant traces */
+	const char *logdir;	/* where each row's log goes */
+	uint64_t image_size;	/* 0: per fstype from size */
+	struct cmp_trace_size size;
+	const char *device;	/* --device, or NULL */
+	char *const *replay_args;	/* extra replay options (NULL-terminated) */
+	bool progress;		/* a progress line on stderr */
+	unsigned row_no, nrows;	/* for the progress line */
+};
+
+/*
+ * Runs row->cand with the trace file trace `runs` times, each run on a
+ * fresh file system (a fresh directory for a target), appending each run to
+ * row; a failing step marks the row failed with its reason and ends it.
+ * Everything set up is undone before it returns. 0, or -EINTR when
+ * interrupted (the row is marked failed).
+ */
+int cmp_run_row(const struct cmp_env *env, struct cmp_row *row, const char *trace,
+		unsigned runs);
+/* Removes a directory tree, staying on its file system. 0 or -errno. */
+int cmp_remove_tree(const char *path);
+/* Undoes whatever is still set up (mount, loop device, directory): idempotent. */
+void cmp_cleanup(void);
+
+/*
+ * Runs argv (argv[0] searched in PATH, sbin directories included) with
+ * stdin from /dev/null, stdout to out_path (or the log if NULL) and stderr
+ * appended to log, in its own process group (terminated when interrupted).
+ * 0 when it exits 0; otherwise -1 with "PROG: last line of its stderr" in
+ * reason.
+ */
+int cmp_spawn(char *const argv[], const char *log, const char *out_path, char *reason,
+	      size_t rlen);
+/* The full path of an executable found in PATH, /usr/sbin or /sbin, or NULL (malloc'd). */
+char *cmp_which(const char *prog);
+
+#endif

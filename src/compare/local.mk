@@ -1,0 +1,26 @@
+# src/compare/local.mk: `fstap compare`: the candidate lifecycle, the result
+# model and its renderers (libcompare.a), the command, the unit tests of the
+# pure parts and the integration test on real loop images.
+noinst_LIBRARIES += libcompare.a
+libcompare_a_SOURCES = \
+	src/compare/compare.h \
+	src/compare/model.c \
+	src/compare/render.c \
+	src/compare/lifecycle.c
+libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+
+fstap_SOURCES += src/cli/cmd-compare.c
+fstap_LDADD += libcompare.a $(FSTAP_LIBS) -lm
+
+COMPARE_UNIT_TESTS = tests/unit/check_compare
+check_PROGRAMS += $(COMPARE_UNIT_TESTS)
+TESTS += $(COMPARE_UNIT_TESTS)
+UNIT_TESTS += $(COMPARE_UNIT_TESTS)
+tests_unit_check_compare_SOURCES = tests/unit/check_compare.c
+tests_unit_check_compare_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_check_compare_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_compare_LDADD = libcompare.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
+
+COMPARE_TESTS = tests/integration/t3500-compare.sh
+TESTS += $(COMPARE_TESTS)
+EXTRA_DIST += $(COMPARE_TESTS) docs/compare.md

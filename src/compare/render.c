@@ -1,0 +1,448 @@
+/*
+ * render.c: the renderers of `fstap compare` over one result model: the text
+ * table (as posted to mailing lists), results.json, results.csv and
+ * chart.svg (a horizontal bar chart written by hand: median per row,
+ * min-max whiskers, every bar labelled). Pure: they only write to a FILE.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/compare.h"
+
+#define MAX_TOP_OPS 4
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] ? s + 1 : p;
+}
+
+/* Decimals for seconds so that the smallest value still shows 3 digits. */
+static int sec_decimals(const struct cmp_results *res)
+{
+	double lo = 0;
+	unsigned i;
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if (!r->failed && r->nruns && (lo == 0 || r->min_s < lo))
+			lo = r->min_s;
+	}
+	if (lo >= 0.1 || lo == 0)
+		return 3;
+	if (lo >= 0.01)
+		return 4;
+	if (lo >= 0.001)
+		return 5;
+	return 6;
+}
+
+static void fmt_us(double ns, char *buf, size_t len)
+{
+	double us = ns / 1000;
+
+	if (us < 10)
+		snprintf(buf, len, "%.2f", us);
+	else if (us < 1000)
+		snprintf(buf, len, "%.1f", us);
+	else
+		snprintf(buf, len, "%.0f", us);
+}
+
+static void describe(const struct cmp_candidate *c, char *buf, size_t len)
+{
+	switch (c->kind) {
+	case CMP_TARGET:
+		snprintf(buf, len, "directory %s (prepared afresh per run)", c->dir);
+		return;
+	case CMP_DEVICE:
+	case CMP_IMAGE:
+		snprintf(buf, len, "mkfs.%s%s%s%s%s%s", c->fstype, *c->mkfs_opts ? " " : "",
+			 c->mkfs_opts, *c->mount_opts ? ", mount -o " : "", c->mount_opts,
+			 c->kind == CMP_DEVICE ? ", on the device" : ", loop image");
+		return;
+	}
+}
+
+int cmp_render_table(FILE *f, const struct cmp_results *res)
+{
+	const char *top[MAX_TOP_OPS];
+	int cw = (int)strlen("candidate"), vw = (int)strlen("variant");
+	int dec = sec_decimals(res), nw = dec + 5;
+	unsigned i, j, ntop, nok = 0;
+	char buf[512];
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if ((int)strlen(r->cand->name) > cw)
+			cw = (int)strlen(r->cand->name);
+		if ((int)strlen(r->variant) > vw)
+			vw = (int)strlen(r->variant);
+		nok += !r->failed && r->nruns;
+	}
+	fprintf(f, "fstap compare: %s, %u run%s per row, each on a fresh file system\n",
+		base_name(res->trace), res->runs, res->runs == 1 ? "" : "s");
+	fprintf(f, "elapsed seconds (lower is better); ops/s is the median over the runs\n\n");
+	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  %10s  %7s\n", cw, "candidate", vw, "variant", nw,
+		"median", nw, "min", nw, "max", "ops/s", "vs best");
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		fprintf(f, "%-*s  %-*s  ", cw, r->cand->name, vw, r->variant);
+		if (r->failed || !r->nruns) {
+			fprintf(f, "FAILED: %s\n", r->failed ? r->reason : "no run completed");
+			continue;
+		}
+		fprintf(f, "%*.*f  %*.*f  %*.*f  %10.0f  %6.2fx\n", nw, dec, r->med_s, nw, dec,
+			r->min_s, nw, dec, r->max_s, r->ops_per_s, r->ratio);
+	}
+
+	ntop = cmp_top_ops(res, top, MAX_TOP_OPS);
+	if (ntop && nok) {
+		fprintf(f, "\nper operation in the median run: mean / p99 latency in microseconds\n\n");
+		fprintf(f, "%-*s  %-*s", cw, "candidate", vw, "variant");
+		for (j = 0; j < ntop; j++)
+			fprintf(f, "  %17s", top[j]);
+		fputc('\n', f);
+		for (i = 0; i < res->nrows; i++) {
+			const struct cmp_row *r = &res->rows[i];
+			const struct cmp_run *run;
+
+			if (r->failed || !r->nruns)
+				continue;
+			run = &r->runs[r->median_run];
+			fprintf(f, "%-*s  %-*s", cw, r->cand->name, vw, r->variant);
+			for (j = 0; j < ntop; j++) {
+				unsigned k;
+
+				for (k = 0; k < run->nop && strcmp(run->op[k].name, top[j]); k++)
+					;
+				if (k == run->nop) {
+					fprintf(f, "  %17s", "-");
+				} else {
+					char m[24], p[24];
+
+					fmt_us(run->op[k].mean_ns, m, sizeof(m));
+					fmt_us(run->op[k].p99_ns, p, sizeof(p));
+					snprintf(buf, sizeof(buf), "%s / %s", m, p);
+					fprintf(f, "  %17s", buf);
+				}
+			}
+			fputc('\n', f);
+		}
+	}
+
+	fprintf(f, "\ncandidates:\n");
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_candidate *c = res->rows[i].cand;
+
+		for (j = 0; j < i && res->rows[j].cand != c; j++)
+			;
+		if (j < i)
+			continue;
+		describe(c, buf, sizeof(buf));
+		fprintf(f, "  %-*s  %s\n", cw, c->name, buf);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_row_head(FILE *f, const struct cmp_row *r)
+{
+	const struct cmp_candidate *c = r->cand;
+
+	csv_field(f, c->name);
+	fputc(',', f);
+	csv_field(f, c->kind == CMP_TARGET ? "dir" : c->fstype);
+	fputc(',', f);
+	csv_field(f, c->mkfs_opts);
+	fputc(',', f);
+	csv_field(f, c->mount_opts);
+	fputc(',', f);
+	csv_field(f, r->variant);
+	fputc(',', f);
+}
+
+int cmp_render_csv(FILE *f, const struct cmp_results *res)
+{
+	unsigned i, j;
+
+	fprintf(f, "candidate,fstype,mkfs_opts,mount_opts,variant,run,status,elapsed_s,ops,"
+		   "ops_per_s,bytes_read,bytes_written,divergences,reason\n");
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		for (j = 0; j < r->nruns; j++) {
+			const struct cmp_run *u = &r->runs[j];
+
+			csv_row_head(f, r);
+			fprintf(f, "%u,ok,%.9f,%llu,%.3f,%llu,%llu,%llu,\n", j + 1, u->elapsed_s,
+				(unsigned long long)u->ops, u->ops_per_s,
+				(unsigned long long)u->bytes_read,
+				(unsigned long long)u->bytes_written,
+				(unsigned long long)u->divergences);
+		}
+		if (r->failed || !r->nruns) {
+			csv_row_head(f, r);
+			fprintf(f, "%u,failed,,,,,,,", r->nruns + 1);
+			csv_field(f, r->failed ? r->reason : "no run completed");
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- SVG ---------------------------------------------------------------- */
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				fputc(*s, f);
+		}
+	}
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about 5 ticks. */
+static double nice_step(double max)
+{
+	double raw = max / 5, p, m;
+
+	if (raw <= 0)
+		return 1;
+	p = pow(10, floor(log10(raw)));
+	m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static const char *const palette[] = { "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+				       "#76b7b2", "#edc948" };
+
+int cmp_render_svg(FILE *f, const struct cmp_results *res)
+{
+	const int left = 230, plot = 520, right = 150, top = 70, rowh = 30, barh = 18;
+	const int width = left + plot + right;
+	int height = top + (int)res->nrows * rowh + 60;
+	double max = 0, step, scale, t;
+	int dec = sec_decimals(res);
+	const char *variants[16];
+	unsigned nvar = 0, i, k;
+	char desc[512];
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if (!r->failed && r->nruns && r->max_s > max)
+			max = r->max_s;
+	}
+	step = nice_step(max > 0 ? max : 1);
+	max = ceil((max > 0 ? max : 1) / step) * step;
+	scale = plot / max;
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"13\">\n",
+		width, height, width, height);
+	fprintf(f, "<title>fstap compare: ");
+	xml_text(f, base_name(res->trace));
+	fprintf(f, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">fstap compare: ",
+		12);
+	xml_text(f, base_name(res->trace));
+	fprintf(f, " \xe2\x80\x94 elapsed seconds, lower is better</text>\n");
+	fprintf(f, "<text x=\"12\" y=\"44\" fill=\"#555\">bar: median of %u run%s on a fresh file "
+		   "system each; whisker: min to max</text>\n", res->runs,
+		res->runs == 1 ? "" : "s");
+
+	/* Grid and x axis. */
+	for (t = 0; t <= max + step / 2; t += step) {
+		double x = left + t * scale;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x,
+			top - 6, x, top + (int)res->nrows * rowh);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">%g</text>\n",
+			x, top + (int)res->nrows * rowh + 18, t);
+	}
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left,
+		top + (int)res->nrows * rowh, left + plot, top + (int)res->nrows * rowh);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left,
+		top - 6, left, top + (int)res->nrows * rowh);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">elapsed seconds "
+		   "(lower is better)</text>\n", left + plot / 2, top + (int)res->nrows * rowh + 40);
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+		int y = top + (int)i * rowh + (rowh - barh) / 2;
+		double cy = y + barh / 2.0;
+
+		for (k = 0; k < nvar && strcmp(variants[k], r->variant); k++)
+			;
+		if (k == nvar && nvar < sizeof(variants) / sizeof(variants[0]))
+			variants[nvar++] = r->variant;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">"
+			   "<tspan font-weight=\"bold\">", left - 10, cy);
+		xml_text(f, r->cand->name);
+		fprintf(f, "</tspan> ");
+		xml_text(f, r->variant);
+		fprintf(f, "</text>\n");
+		if (r->failed || !r->nruns) {
+			fprintf(f, "<text class=\"failed\" x=\"%d\" y=\"%.1f\" dominant-baseline=\"middle\" "
+				   "fill=\"#c00\">failed: ", left + 8, cy);
+			snprintf(desc, sizeof(desc), "%.80s", r->failed ? r->reason : "no run completed");
+			xml_text(f, desc);
+			fprintf(f, "</text>\n");
+			continue;
+		}
+		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+			   "fill=\"%s\"><title>", left, y, r->med_s * scale, barh,
+			palette[k % (sizeof(palette) / sizeof(palette[0]))]);
+		xml_text(f, r->cand->name);
+		fprintf(f, " %s: median %.*f s, min %.*f s, max %.*f s</title></rect>\n", r->variant,
+			dec, r->med_s, dec, r->min_s, dec, r->max_s);
+		fprintf(f, "<g class=\"whisker\" stroke=\"#222\" stroke-width=\"1.5\">"
+			   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/></g>\n",
+			left + r->min_s * scale, cy, left + r->max_s * scale, cy,
+			left + r->min_s * scale, y + 3, left + r->min_s * scale, y + barh - 3,
+			left + r->max_s * scale, y + 3, left + r->max_s * scale, y + barh - 3);
+		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\">"
+			   "%.*f s (%.2fx)</text>\n", left + r->max_s * scale + 8, cy, dec, r->med_s,
+			r->ratio);
+	}
+	fprintf(f, "</svg>\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static const char *kind_name(enum cmp_kind k)
+{
+	return k == CMP_TARGET ? "directory" : k == CMP_DEVICE ? "device" : "image";
+}
+
+static json_t *candidate_json(const struct cmp_candidate *c)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_string(c->name));
+	json_object_set_new(o, "kind", json_string(kind_name(c->kind)));
+	if (c->kind == CMP_TARGET) {
+		json_object_set_new(o, "dir", json_string(c->dir));
+	} else {
+		json_object_set_new(o, "fstype", json_string(c->fstype));
+		json_object_set_new(o, "mkfs_opts", json_string(c->mkfs_opts));
+		json_object_set_new(o, "mount_opts", json_string(c->mount_opts));
+	}
+	return o;
+}
+
+static json_t *run_json(const struct cmp_run *u)
+{
+	json_t *o, *ops;
+	unsigned k;
+
+	if (u->raw)
+		return json_deep_copy(u->raw);
+	o = json_object();
+	ops = json_object();
+	json_object_set_new(o, "elapsed_ns", json_integer((json_int_t)llround(u->elapsed_s * 1e9)));
+	json_object_set_new(o, "ops", json_integer((json_int_t)u->ops));
+	json_object_set_new(o, "ops_per_s", json_real(u->ops_per_s));
+	json_object_set_new(o, "bytes_read", json_integer((json_int_t)u->bytes_read));
+	json_object_set_new(o, "bytes_written", json_integer((json_int_t)u->bytes_written));
+	json_object_set_new(o, "divergences", json_integer((json_int_t)u->divergences));
+	for (k = 0; k < u->nop; k++) {
+		json_t *lat = json_object(), *e = json_object();
+
+		json_object_set_new(lat, "mean", json_real(u->op[k].mean_ns));
+		json_object_set_new(lat, "p99", json_integer((json_int_t)llround(u->op[k].p99_ns)));
+		json_object_set_new(e, "count", json_integer((json_int_t)u->op[k].count));
+		json_object_set_new(e, "lat_ns", lat);
+		json_object_set_new(ops, u->op[k].name, e);
+	}
+	json_object_set_new(o, "by_op", ops);
+	return o;
+}
+
+json_t *cmp_results_json(const struct cmp_results *res)
+{
+	json_t *root = json_object(), *cands = json_array(), *rows = json_array();
+	unsigned i, j;
+
+	json_object_set_new(root, "fstap_compare", json_integer(1));
+	json_object_set_new(root, "trace", json_string(res->trace));
+	json_object_set_new(root, "runs_per_row", json_integer(res->runs));
+	if (res->options)
+		json_object_set(root, "options", res->options);
+	if (res->machine)
+		json_object_set(root, "machine", res->machine);
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_candidate *c = res->rows[i].cand;
+
+		for (j = 0; j < i && res->rows[j].cand != c; j++)
+			;
+		if (j == i)
+			json_array_append_new(cands, candidate_json(c));
+	}
+	json_object_set_new(root, "candidates", cands);
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+		json_t *o = json_object(), *runs = json_array();
+		bool ok = !r->failed && r->nruns;
+
+		json_object_set_new(o, "candidate", json_string(r->cand->name));
+		json_object_set_new(o, "variant", json_string(r->variant));
+		json_object_set_new(o, "status", json_string(ok ? "ok" : "failed"));
+		if (!ok)
+			json_object_set_new(o, "reason", json_string(r->failed ? r->reason
+									   : "no run completed"));
+		if (ok) {
+			json_t *s = json_object(), *el = json_object();
+
+			json_object_set_new(el, "median", json_real(r->med_s));
+			json_object_set_new(el, "min", json_real(r->min_s));
+			json_object_set_new(el, "max", json_real(r->max_s));
+			json_object_set_new(s, "elapsed_s", el);
+			json_object_set_new(s, "ops_per_s", json_real(r->ops_per_s));
+			json_object_set_new(s, "ratio_to_best", json_real(r->ratio));
+			json_object_set_new(s, "median_run", json_integer(r->median_run + 1));
+			json_object_set_new(o, "summary", s);
+		}
+		for (j = 0; j < r->nruns; j++)
+			json_array_append_new(runs, run_json(&r->runs[j]));
+		json_object_set_new(o, "runs", runs);
+		json_array_append_new(rows, o);
+	}
+	json_object_set_new(root, "rows", rows);
+	return root;
+}
