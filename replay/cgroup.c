@@ -23,6 +23,8 @@
 struct rp_cgroup {
 	char dir[PATH_MAX];	/* the cgroup we made */
 	char home[PATH_MAX];	/* the cgroup we came from */
+	int version;		/* 1 or 2 */
+	uint64_t limit;
 };
 
 static int write_file(const char *path, const char *s)
@@ -67,8 +69,14 @@ int rp_drop_caches(void)
 	return 0;
 }
 
-/* The mount point of the cgroup v2 hierarchy, from /proc/self/mountinfo. */
-static int cgroup2_mount(char *out, size_t cap)
+static bool has_word(const char *list, const char *w);
+
+/*
+ * The mount point of the cgroup v2 hierarchy (v1 false), or of the cgroup
+ * v1 hierarchy that has the memory controller (v1 true), from
+ * /proc/self/mountinfo.
+ */
+static int cgroup_mount(bool v1, char *out, size_t cap)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -77,11 +85,22 @@ static int cgroup2_mount(char *out, size_t cap)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], *sep = strstr(line, " - ");
+		char mnt[PATH_MAX], opts[1024], *sep = strstr(line, " - ");
 
 		/* id parent major:minor root mountpoint ... - fstype source opts */
-		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
+		if (!sep || strncmp(sep + 3, v1 ? "cgroup " : "cgroup2 ", v1 ? 7 : 8))
 			continue;
+		if (v1) {
+			char *c;
+
+			if (sscanf(sep + 3, "%*s %*s %1023s", opts) != 1)
+				continue;
+			for (c = opts; *c; c++)
+				if (*c == ',')
+					*c = ' ';
+			if (!has_word(opts, "memory"))
+				continue;
+		}
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 && strlen(mnt) < cap) {
 			strcpy(out, mnt);
 			ret = 0;
@@ -105,20 +124,97 @@ static bool has_word(const char *list, const char *w)
 	return false;
 }
 
+/* Makes cg->dir, sets its limit and moves the process in; 0 or -errno (logged). */
+static int cgroup_make(struct rp_cgroup *cg, const char *limit_file)
+{
+	char path[PATH_MAX + 64], buf[64];
+	int ret;
+
+	if (mkdir(cg->dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		return fstap_error(ret, "cannot create cgroup '%s': %s", cg->dir, strerror(-ret));
+	}
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, limit_file);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cg->limit);
+	if ((ret = write_file(path, buf))) {
+		fstap_error(ret, "cannot set '%s': %s", path, strerror(-ret));
+		rmdir(cg->dir);
+		return ret;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
+	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
+	if ((ret = write_file(path, buf))) {
+		fstap_error(ret, "cannot move into cgroup '%s': %s", cg->dir, strerror(-ret));
+		rmdir(cg->dir);
+		return ret;
+	}
+	return 0;
+}
+
+/* Where this process is in hierarchy ID ("0" for v2, the "memory" line for v1). */
+static int cgroup_home(bool v1, const char *mnt, char *out, size_t cap)
+{
+	char buf[8192], *line, *save = NULL;
+
+	if (read_file("/proc/self/cgroup", buf, sizeof(buf)))
+		return -ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *ctl = strchr(line, ':'), *path;
+
+		if (!ctl || !(path = strchr(ctl + 1, ':')))
+			continue;
+		*path++ = '\0';
+		ctl++;
+		if (v1 ? !has_word(ctl, "memory") && !strstr(ctl, "memory")
+		       : strcmp(line, "0") || *ctl)
+			continue;
+		if ((size_t)snprintf(out, cap, "%s%s", mnt, path) >= cap)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int cgroup_v1_enter(uint64_t limit, struct rp_cgroup **out)
+{
+	struct rp_cgroup *cg;
+	char mnt[PATH_MAX - 64];
+	int ret;
+
+	if (cgroup_mount(true, mnt, sizeof(mnt)))
+		return fstap_error(-ENOTSUP, "--cache-limit needs a memory cgroup, and neither "
+				   "cgroup v2 with its memory controller nor the cgroup v1 "
+				   "memory controller is mounted");
+	cg = calloc(1, sizeof(*cg));
+	if (!cg)
+		return -ENOMEM;
+	cg->version = 1;
+	cg->limit = limit;
+	if (cgroup_home(true, mnt, cg->home, sizeof(cg->home))) {
+		free(cg);
+		return fstap_error(-ENOTSUP, "--cache-limit: this process is in no cgroup v1 "
+				   "memory group");
+	}
+	snprintf(cg->dir, sizeof(cg->dir), "%s/fstap-replay-%ld", mnt, (long)getpid());
+	if ((ret = cgroup_make(cg, "memory.limit_in_bytes"))) {
+		free(cg);
+		return ret;
+	}
+	*out = cg;
+	return 0;
+}
+
 int rp_cgroup_enter(uint64_t limit, struct rp_cgroup **out)
 {
 	struct rp_cgroup *cg;
-	char mnt[PATH_MAX], buf[4096], path[PATH_MAX + 64], *p;
+	char mnt[PATH_MAX - 64], buf[4096], path[PATH_MAX + 64];
 	int ret;
 
-	if (cgroup2_mount(mnt, sizeof(mnt)))
-		return fstap_error(-ENOTSUP, "--cache-limit needs cgroup v2, and no cgroup2 "
-				   "file system is mounted");
+	if (cgroup_mount(false, mnt, sizeof(mnt)))
+		return cgroup_v1_enter(limit, out);
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", mnt);
 	if (read_file(path, buf, sizeof(buf)) || !has_word(buf, "memory"))
-		return fstap_error(-ENOTSUP, "--cache-limit needs the cgroup v2 memory controller, "
-				   "which is not available in '%s' (on a hybrid system it is "
-				   "bound to cgroup v1)", mnt);
+		return cgroup_v1_enter(limit, out);	/* hybrid: memory is on v1 */
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", mnt);
 	if (read_file(path, buf, sizeof(buf)) || !has_word(buf, "memory")) {
 		if ((ret = write_file(path, "+memory")))
@@ -128,33 +224,14 @@ int rp_cgroup_enter(uint64_t limit, struct rp_cgroup **out)
 	cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return -ENOMEM;
-	/* Where we are now ("0::/path"), to come back after the run. */
-	if (read_file("/proc/self/cgroup", buf, sizeof(buf)) || !(p = strstr(buf, "0::"))) {
+	cg->version = 2;
+	cg->limit = limit;
+	if (cgroup_home(false, mnt, cg->home, sizeof(cg->home))) {
 		free(cg);
 		return fstap_error(-ENOTSUP, "--cache-limit: this process is in no cgroup v2 group");
 	}
-	p += 3;
-	p[strcspn(p, "\n")] = '\0';
-	snprintf(cg->home, sizeof(cg->home), "%s%s", mnt, p);
 	snprintf(cg->dir, sizeof(cg->dir), "%s/fstap-replay-%ld", mnt, (long)getpid());
-	if (mkdir(cg->dir, 0755) && errno != EEXIST) {
-		ret = -errno;
-		free(cg);
-		return fstap_error(ret, "cannot create cgroup '%s': %s", cg->dir, strerror(-ret));
-	}
-	snprintf(path, sizeof(path), "%s/memory.max", cg->dir);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)limit);
-	if ((ret = write_file(path, buf))) {
-		fstap_error(ret, "cannot set '%s': %s", path, strerror(-ret));
-		rmdir(cg->dir);
-		free(cg);
-		return ret;
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
-	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
-	if ((ret = write_file(path, buf))) {
-		fstap_error(ret, "cannot move into cgroup '%s': %s", cg->dir, strerror(-ret));
-		rmdir(cg->dir);
+	if ((ret = cgroup_make(cg, "memory.max"))) {
 		free(cg);
 		return ret;
 	}
@@ -164,11 +241,18 @@ int rp_cgroup_enter(uint64_t limit, struct rp_cgroup **out)
 
 void rp_cgroup_leave(struct rp_cgroup *cg)
 {
-	char path[PATH_MAX + 64], buf[32];
+	char path[PATH_MAX + 64], buf[32], peak[64];
 	int ret;
 
 	if (!cg)
 		return;
+	/* the highest use the cgroup saw, page cache included */
+	snprintf(path, sizeof(path), "%s/%s", cg->dir,
+		 cg->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak");
+	if (!read_file(path, peak, sizeof(peak)))
+		fstap_info("cache limit %llu bytes (cgroup v%d '%s'): peak memory use %llu bytes",
+			   (unsigned long long)cg->limit, cg->version, cg->dir,
+			   strtoull(peak, NULL, 10));
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->home);
 	snprintf(buf, sizeof(buf), "%ld", (long)getpid());
 	if ((ret = write_file(path, buf)))

@@ -485,7 +485,14 @@ static int64_t exec_getattr(struct rp_exec *x, const struct rp_task *t)
 
 		if (!h)
 			return RP_E_UNKNOWN;
-		r = SYSRET(fstat(h->fd, &st));
+		/* the application's read at end of file (sched.c, track_handle) */
+		if (t->eof_read) {
+			r = grow_buf(&x->buf, &x->bufcap, t->rec.size, false);
+			if (!r)
+				r = SYSVAL(pread(h->fd, x->buf, t->rec.size, (off_t)t->rec.offset));
+		} else {
+			r = SYSRET(fstat(h->fd, &st));
+		}
 		handle_put(x->sh, h);
 		return r;
 	}

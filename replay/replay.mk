@@ -48,6 +48,8 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2100-replay-basic.sh \
 	tests/integration/t2110-replay-divergence.sh \
 	tests/integration/t2120-replay-order.sh \
-	tests/integration/t2130-replay-hostile.sh
+	tests/integration/t2130-replay-hostile.sh \
+	tests/integration/t2140-replay-cache-limit.sh \
+	tests/integration/t2200-roundtrip.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
 EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md

@@ -178,11 +178,13 @@ struct rp_dep {
  */
 struct rp_task {
 	struct rp_task *next;		/* queue link */
+	struct rp_task *tprev, *tnext;	/* its thread's records in the heap, by time */
 	uint64_t fileidx;		/* position in the trace file (ties) */
 	uint64_t seq;			/* global dispatch order */
 	uint64_t gap_ns;		/* recorded think time before it */
 	uint32_t ns_gen;		/* namespace generation (directory cache) */
-	bool absorbed;			/* a lookup the next op's path walk reproduces */
+	bool absorbed;			/* a lookup or getattr the next op reproduces */
+	bool eof_read;			/* a getattr that stands for a read at end of file */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
@@ -239,6 +241,8 @@ bool rp_path_ok(const char *path);
 
 /* Whether lookup l is absorbed by next, the same thread's next record. */
 bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next);
+/* Whether getattr g (without a handle) is the permission check of next. */
+bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next);
 
 /* Adds a dependency to t (0 or -ENOMEM). */
 int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
@@ -254,6 +258,7 @@ struct rp_result {
 	uint64_t kernel_skipped;	/* FSTAP_RF_KERNEL: left to the kernel */
 	uint64_t not_replayed;		/* forget, flush */
 	uint64_t lookups_absorbed, lookups_issued;
+	uint64_t getattrs_absorbed, getattrs_issued, getattrs_eof_reads;
 	uint64_t handles_left;		/* open at the end of the trace */
 	unsigned workers;
 	bool incomplete;		/* the trace had no footer */

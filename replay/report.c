@@ -127,6 +127,11 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 		(unsigned long long)r->not_replayed);
 	fprintf(f, "lookups:      %llu absorbed by the next call's path walk, %llu issued\n",
 		(unsigned long long)r->lookups_absorbed, (unsigned long long)r->lookups_issued);
+	if (r->getattrs_absorbed || r->getattrs_eof_reads)
+		fprintf(f, "getattrs:     %llu absorbed (permission checks, size refreshes), %llu issued, "
+			"%llu issued as reads at end of file\n",
+			(unsigned long long)r->getattrs_absorbed, (unsigned long long)r->getattrs_issued,
+			(unsigned long long)r->getattrs_eof_reads);
 	if (r->incomplete)
 		fprintf(f, "trace:        incomplete (no footer)\n");
 	fprintf(f, "\n%-16s %9s %7s %9s %9s %9s %9s %9s %9s   (us)\n", "op", "count", "errors",
@@ -197,7 +202,7 @@ static json_t *hist_json(const struct rp_hist *h)
 static json_t *run_json(const struct rp_result *r)
 {
 	const struct rp_stats *s = &r->stats;
-	json_t *o = json_object(), *ops = json_object(), *divs = json_array(), *lk = json_object();
+	json_t *o = json_object(), *ops = json_object(), *divs = json_array(), *lk = json_object(), *ga;
 	double t = secs(r);
 	unsigned op;
 	size_t j;
@@ -220,6 +225,11 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(lk, "absorbed", json_integer((json_int_t)r->lookups_absorbed));
 	json_object_set_new(lk, "issued", json_integer((json_int_t)r->lookups_issued));
 	json_object_set_new(o, "lookups", lk);
+	ga = json_object();
+	json_object_set_new(ga, "absorbed", json_integer((json_int_t)r->getattrs_absorbed));
+	json_object_set_new(ga, "issued", json_integer((json_int_t)r->getattrs_issued));
+	json_object_set_new(ga, "eof_reads", json_integer((json_int_t)r->getattrs_eof_reads));
+	json_object_set_new(o, "getattrs", ga);
 	json_object_set_new(o, "handles_left_open", json_integer((json_int_t)r->handles_left));
 	json_object_set_new(o, "incomplete_trace", json_boolean(r->incomplete));
 	if (r->order == RP_ORDER_NONE)

@@ -88,7 +88,8 @@ struct rp_worker {
 /* Per recorded thread, dispatcher only. */
 struct tstate {
 	struct rp_worker *w;
-	struct rp_task *last;	/* its latest record still in the heap, non-kernel */
+	/* its non-kernel records still in the heap, in start order */
+	struct rp_task *head, *tail;
 };
 
 struct run {
@@ -100,6 +101,8 @@ struct run {
 	struct rp_map tids;	/* tid + 1 -> struct tstate * */
 	struct rp_map res_last;	/* resource -> wseq << 20 | worker idx */
 	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
+	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
+	bool attr_stale;	/* the recording did not cache attributes */
 	struct rp_task **heap;
 	size_t nheap, capheap;
 	uint64_t seq;
@@ -213,6 +216,45 @@ bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *n)
 	case FSTAP_OP_ACCESS:
 	case FSTAP_OP_STATFS:
 		return child && n->obj == l->child;
+	default:
+		return false;
+	}
+}
+
+/*
+ * GETATTRs the application did not ask for. When the recording did not
+ * cache attributes (attr_timeout 0, the default cache mode), the kernel
+ * refreshes them before every permission check: open(), an xattr call on a
+ * file, or the walk through a directory that changed (its lookup, create,
+ * unlink, rename...) reach FUSE as a GETATTR of the object followed by the
+ * call itself. That GETATTR is absorbed when the same thread's next request
+ * is such a call on the same object: the target kernel makes its own check.
+ * The first write() to a file just created is preceded by a GETATTR of it
+ * too. The application's stat() before such a call is the GETATTR before
+ * that one, and stays. (A GETATTR with a handle never is a stat(): fstat()
+ * passes no file to FUSE; those are dealt with in feed().)
+ */
+bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *n)
+{
+	switch (n->op) {
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_GETXATTR:
+	case FSTAP_OP_SETXATTR:
+	case FSTAP_OP_REMOVEXATTR:
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+	case FSTAP_OP_UNLINK:
+	case FSTAP_OP_RMDIR:
+	case FSTAP_OP_WRITE:	/* the first write to a file just created */
+		return n->obj == g->obj;
+	case FSTAP_OP_RENAME:
+		return n->obj == g->obj || n->newparent == g->obj;
+	case FSTAP_OP_LINK:
+		return n->newparent == g->obj;
 	default:
 		return false;
 	}
@@ -443,8 +485,10 @@ static struct rp_worker *worker_for(struct run *r, struct tstate *ts, uint32_t t
 
 /*
  * The kernel closes a file (release) on its own when the application's
- * last reference goes, from no thread of the application: that close goes
- * to the worker that opened the handle, after its other uses.
+ * last reference goes, from no thread of the application (the record has
+ * tid 0, or the kernel flag): that close goes to the worker that opened the
+ * handle, after its other uses. Without this, --order=none would run such
+ * closes on a worker of their own, before the reads they follow.
  */
 static struct rp_worker *worker_for_task(struct run *r, struct tstate *ts, struct rp_task *t)
 {
@@ -461,7 +505,10 @@ static struct rp_worker *worker_for_task(struct run *r, struct tstate *ts, struc
 	if (op == FSTAP_OP_RELEASE || op == FSTAP_OP_RELEASEDIR) {
 		uint64_t idx;
 
-		if (key && rp_map_del(&r->fh_owner, key, &idx) && (t->rec.flags & FSTAP_RF_KERNEL))
+		/* the recorder leaves a release without a thread (tid 0) unflagged:
+		 * it stands for the application's close, from no thread */
+		if (key && rp_map_del(&r->fh_owner, key, &idx) &&
+		    ((t->rec.flags & FSTAP_RF_KERNEL) || t->rec.tid == 0))
 			return r->w[idx];
 	}
 	return worker_for(r, ts, t->rec.tid);
@@ -670,7 +717,65 @@ static bool replayed(const struct rp_task *t, struct rp_result *res)
 		}
 		res->lookups_issued++;
 	}
+	if (op == FSTAP_OP_GETATTR) {
+		if (t->absorbed) {
+			res->getattrs_absorbed++;
+			return false;
+		}
+		if (t->eof_read)
+			res->getattrs_eof_reads++;
+		else
+			res->getattrs_issued++;
+	}
 	return true;
+}
+
+static void thread_unlink(struct tstate *ts, struct rp_task *t);
+
+/*
+ * The workers cache directory descriptors by path (exec.c) and drop them
+ * when the namespace generation changes: at an rmdir, and at a rename that
+ * moves or replaces a directory (or an object not known to be none). A
+ * rename of a file over a file, the common case (write a temporary, rename
+ * it over), leaves every directory path naming what it named.
+ */
+#define KIND_DIR 1
+#define KIND_OTHER 2
+
+static bool maybe_dir(const struct run *r, uint64_t obj)
+{
+	const uint64_t *k = obj ? rp_map_get(&r->kinds, obj) : NULL;
+
+	return !k || *k == KIND_DIR;
+}
+
+static bool changes_dirs(const struct run *r, const struct fstap_rec *c)
+{
+	uint64_t src, dst;
+
+	if (c->op == FSTAP_OP_RMDIR)
+		return true;
+	if (c->op != FSTAP_OP_RENAME)
+		return false;
+	src = fstap_pathmap_lookup(r->pm, c->obj, c->name);
+	dst = fstap_pathmap_lookup(r->pm, c->newparent, c->newname);
+	return !src || maybe_dir(r, src) || (dst && maybe_dir(r, dst));
+}
+
+static int learn_kind(struct run *r, const struct fstap_rec *c)
+{
+	if (!c->child || c->result < 0)
+		return 0;
+	switch (c->op) {
+	case FSTAP_OP_MKDIR:
+		return rp_map_put(&r->kinds, c->child, KIND_DIR);
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+		return rp_map_put(&r->kinds, c->child, KIND_OTHER);
+	default:
+		return 0;
+	}
 }
 
 static int dispatch(struct run *r, struct rp_task *t)
@@ -678,18 +783,22 @@ static int dispatch(struct run *r, struct rp_task *t)
 	struct tstate *ts = tstate_get(r, t->rec.tid, true);
 	struct rp_worker *w;
 	uint64_t end;
+	bool bump;
 	int ret;
 
 	if (!ts)
 		return -ENOMEM;
-	if (ts->last == t)
-		ts->last = NULL;
+	if (t->tprev || t->tnext || ts->head == t)
+		thread_unlink(ts, t);
 	if ((ret = resolve(r, t)))
 		return ret;
 	if (r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
 		resources(r, t);
-	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)))
+	bump = changes_dirs(r, &t->rec);
+	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = learn_kind(r, &t->rec)))
 		return ret;
+	if (bump)
+		r->ns_gen++;	/* what a directory path names may have changed */
 	if (!replayed(t, r->res)) {
 		rp_task_free(t);
 		return 0;
@@ -698,9 +807,7 @@ static int dispatch(struct run *r, struct rp_task *t)
 	if (!w)
 		return -ENOMEM;
 	t->seq = ++r->seq;
-	t->ns_gen = r->ns_gen;
-	if (t->rec.op == FSTAP_OP_RENAME || t->rec.op == FSTAP_OP_RMDIR)
-		r->ns_gen++;	/* what a directory path names may have changed */
+	t->ns_gen = r->ns_gen - bump;	/* its own paths are from before */
 	if (r->o->order == RP_ORDER_THREAD)
 		ret = deps_thread(r, t, w);
 	else if (r->o->order == RP_ORDER_RESOURCE)
@@ -733,6 +840,25 @@ static void progress(struct run *r, bool final)
 	fflush(stderr);
 }
 
+/*
+ * Whether the recording refreshed attributes before every permission check
+ * (its recorder.attr_timeout is 0, as in the default cache mode). A trace
+ * that does not say (hand-made, imported) is taken as not.
+ */
+static bool attrs_stale(const struct fstap_reader *rd)
+{
+	const struct fstap_trace_info *info = fstap_reader_info(rd);
+	json_t *root, *v;
+	bool stale = false;
+
+	if (!info->metadata_json || !(root = json_loads(info->metadata_json, 0, NULL)))
+		return false;
+	v = json_object_get(json_object_get(root, "recorder"), "attr_timeout");
+	stale = json_is_number(v) && json_number_value(v) == 0;
+	json_decref(root);
+	return stale;
+}
+
 /* flush_interval_ns from the trace metadata ("recorder", top level or "options"). */
 static uint64_t flush_interval(const struct fstap_reader *rd)
 {
@@ -756,6 +882,105 @@ static uint64_t flush_interval(const struct fstap_reader *rd)
 	return ns;
 }
 
+/*
+ * What a thread's lookups and getattrs stand for depends on the thread's
+ * next request (and, for a getattr with a handle, on its earlier ones), in
+ * recorded order. Records reach the replay in file order, which is not
+ * quite time order (a thread's requests are served by several FUSE workers,
+ * each writing its own chunks), so each thread keeps its records that are
+ * still in the heap in a list sorted by start time, and a record is
+ * classified again whenever a neighbour arrives. A record leaves the list
+ * when it is dispatched: the heap's window guarantees its neighbours have
+ * arrived by then.
+ *
+ * GETATTRs with a handle are the kernel refreshing the size before a read
+ * that may pass the cached end of file (or an O_APPEND write, an lseek to
+ * the end); fstat() never passes a file to FUSE, so none is a stat() of the
+ * application, and they are not issued. With one exception: the
+ * application's read() at end of file, which returns 0 without reaching
+ * FUSE, leaves only that GETATTR behind. A GETATTR on a handle whose last
+ * request in the thread was a short read (it reached the end of file), and
+ * that no read on the handle follows at once, is replayed as that read: the
+ * size of the short read, at its end (it returns 0 on the target too).
+ */
+#define EOF_SCAN 16	/* how far back a getattr looks for its read */
+
+static void classify(const struct run *r, struct rp_task *t)
+{
+	struct fstap_rec *c = &t->rec;
+	const struct rp_task *n = t->tnext, *p;
+	unsigned i;
+
+	switch (c->op) {
+	case FSTAP_OP_LOOKUP:
+		t->absorbed = n && rp_lookup_absorbed(c, &n->rec);
+		break;
+	case FSTAP_OP_GETATTR:
+		t->eof_read = false;
+		if (!c->fh) {
+			t->absorbed = r->attr_stale && n && rp_getattr_absorbed(c, &n->rec);
+			break;
+		}
+		t->absorbed = true;
+		if (n && n->rec.op == FSTAP_OP_READ && n->rec.fh == c->fh)
+			break;
+		for (p = t->tprev, i = 0; p && i < EOF_SCAN; p = p->tprev, i++) {
+			if (p->rec.fh != c->fh)
+				continue;
+			if (p->rec.op == FSTAP_OP_READ && p->rec.result >= 0 &&
+			    (uint64_t)p->rec.result < p->rec.size) {
+				t->absorbed = false;
+				t->eof_read = true;
+				c->offset = p->rec.offset + (uint64_t)p->rec.result;
+				c->size = p->rec.size;
+			}
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Inserts t in its thread's list and classifies it and its neighbours. */
+static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task *t)
+{
+	struct rp_task *p = ts->tail, *q;
+	unsigned i;
+
+	while (p && before(t, p))
+		p = p->tprev;
+	t->tprev = p;
+	t->tnext = p ? p->tnext : ts->head;
+	if (t->tnext)
+		t->tnext->tprev = t;
+	else
+		ts->tail = t;
+	if (p)
+		p->tnext = t;
+	else
+		ts->head = t;
+	if (t->tprev)
+		classify(r, t->tprev);
+	classify(r, t);
+	for (q = t->tnext, i = 0; q && i < EOF_SCAN; q = q->tnext, i++)
+		if (q->rec.op == FSTAP_OP_GETATTR && q->rec.fh)
+			classify(r, q);
+}
+
+static void thread_unlink(struct tstate *ts, struct rp_task *t)
+{
+	if (t->tprev)
+		t->tprev->tnext = t->tnext;
+	else
+		ts->head = t->tnext;
+	if (t->tnext)
+		t->tnext->tprev = t->tprev;
+	else
+		ts->tail = t->tprev;
+	t->tprev = t->tnext = NULL;
+}
+
 /* Reads the whole trace and dispatches it; 0 or -errno (logged). */
 static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 {
@@ -772,6 +997,10 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			if (rec.op == FSTAP_OP_STATE_DENTRY &&
 			    (ret = fstap_pathmap_apply(r->pm, &rec)))
 				return fstap_error(ret, "cannot replay: out of memory");
+			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
+			    (ret = rp_map_put(&r->kinds, rec.obj,
+					      S_ISDIR(rec.mode) ? KIND_DIR : KIND_OTHER)))
+				return fstap_error(ret, "cannot replay: out of memory");
 			continue;
 		}
 		r->res->op_records++;
@@ -779,13 +1008,11 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		if (!t || !(ts = tstate_get(r, rec.tid, true)))
 			return fstap_error(-ENOMEM, "cannot replay: out of memory");
 		t->fileidx = idx++;
-		if (!(rec.flags & FSTAP_RF_KERNEL)) {
-			if (ts->last && ts->last->rec.op == FSTAP_OP_LOOKUP &&
-			    rp_lookup_absorbed(&ts->last->rec, &t->rec))
-				ts->last->absorbed = true;
-			ts->last = t;
-		}
+		if (!(rec.flags & FSTAP_RF_KERNEL))
+			thread_insert(r, ts, t);
 		if ((ret = heap_push(r, t))) {
+			if (!(rec.flags & FSTAP_RF_KERNEL))
+				thread_unlink(ts, t);
 			rp_task_free(t);
 			return fstap_error(ret, "cannot replay: out of memory");
 		}
@@ -820,6 +1047,7 @@ static void run_release(struct run *r)
 	rp_map_release(&r->tids);
 	rp_map_release(&r->res_last);
 	rp_map_release(&r->fh_owner);
+	rp_map_release(&r->kinds);
 	fstap_pathmap_free(r->pm);
 }
 
@@ -863,6 +1091,8 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	rp_map_init(&r.tids);
 	rp_map_init(&r.res_last);
 	rp_map_init(&r.fh_owner);
+	rp_map_init(&r.kinds);
+	r.attr_stale = attrs_stale(rd);
 	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
 	atomic_init(&r.completed, 0);
 
