@@ -5,6 +5,12 @@ trace_bench_SOURCES = bench/trace-bench.c
 trace_bench_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 trace_bench_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += bench/README.md bench/run-trace-bench.sh docs/PERFORMANCE.md
+# bench/record-bench.sh: the recording overhead (docs/PERFORMANCE.md);
+# bench/record-fidelity.sh: requests per application call (docs/recording.md)
+noinst_PROGRAMS += mdphase
+mdphase_SOURCES = bench/mdphase.c
+EXTRA_DIST += bench/record-bench.sh bench/record-bench-summary.py \
+	bench/record-fidelity.sh bench/record-fidelity-count.py
 # bench/replay-fidelity.sh: system calls per class, application against
 # replay (docs/replay.md, "Fidelity: system calls per class")
 EXTRA_DIST += bench/replay-fidelity.sh bench/replay-fidelity-count.py

@@ -207,6 +207,22 @@ static void snap_touched(struct rec_session *s, struct rinode *parent, const cha
 	snap_dentry(parent->obj, name, obj, emit_cb, s);
 }
 
+/*
+ * The attribute timeout of an inode of this mode. In the calls and direct
+ * modes directories keep their attributes: with default_permissions the
+ * kernel checks search permission on every directory of a path, and asks for
+ * its attributes first when they are not cached, so that with timeout 0 one
+ * stat("d/f") was 3 GETATTRs (root, d, f). The kernel drops a directory's
+ * cached attributes itself when it changes one through the mount (create,
+ * unlink, rename, mkdir, rmdir, link, symlink in it; its own setattr), so
+ * they stay right; what is hidden is stat() of a directory that has not
+ * changed since its attributes were last fetched.
+ */
+static double attr_tmo(const struct rec_session *s, mode_t mode)
+{
+	return S_ISDIR(mode) ? s->dir_attr_timeout : s->attr_timeout;
+}
+
 static void reply_entry(fuse_req_t req, struct rec_session *s, struct pt_entry *e)
 {
 	struct fuse_entry_param fe;
@@ -214,7 +230,7 @@ static void reply_entry(fuse_req_t req, struct rec_session *s, struct pt_entry *
 	memset(&fe, 0, sizeof(fe));
 	fe.ino = NODEID(s, e->ri);
 	fe.attr = e->st;
-	fe.attr_timeout = s->attr_timeout;
+	fe.attr_timeout = attr_tmo(s, e->st.st_mode);
 	fe.entry_timeout = s->entry_timeout;
 	if (fuse_reply_entry(req, &fe) == -ENOENT)	/* interrupted: the kernel has no ref */
 		pt_forget(&s->fs, e->ri, 1);
@@ -234,6 +250,15 @@ static void rec_init(void *userdata, struct fuse_conn_info *conn)
 	struct rec_session *s = userdata;
 
 	conn->want &= ~(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
+	/*
+	 * Without keep_cache the kernel drops a file's pages at each open, so
+	 * checking the attributes before every read (auto_inval_data, which
+	 * libfuse turns on) only adds a GETATTR the application did not ask for
+	 * to each read() when attributes are not cached. Reads past the cached
+	 * size still refresh them.
+	 */
+	if (!s->keep_cache)
+		conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	if (s->writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 	else
@@ -324,7 +349,7 @@ static void rec_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
-		fuse_reply_attr(req, &st, s->attr_timeout);
+		fuse_reply_attr(req, &st, attr_tmo(s, st.st_mode));
 	if (!on)
 		return;
 	if (byfh)
@@ -352,7 +377,7 @@ static void rec_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int v
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
-		fuse_reply_attr(req, &st, s->attr_timeout);
+		fuse_reply_attr(req, &st, attr_tmo(s, st.st_mode));
 	if (!on)
 		return;
 	if (byfh)
@@ -1074,7 +1099,7 @@ static void rec_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 void rec_session_set_cache(struct rec_session *s, enum rec_cache mode)
 {
 	s->cache = mode;
-	s->entry_timeout = s->attr_timeout = s->neg_timeout = 0;
+	s->entry_timeout = s->attr_timeout = s->neg_timeout = s->dir_attr_timeout = 0;
 	s->direct_io = s->keep_cache = s->writeback = false;
 	switch (mode) {
 	case REC_CACHE_ALL:
@@ -1083,10 +1108,11 @@ void rec_session_set_cache(struct rec_session *s, enum rec_cache mode)
 		s->direct_io = true;
 		/* fall through */
 	case REC_CACHE_CALLS:
-		s->entry_timeout = 86400;
+		s->entry_timeout = s->dir_attr_timeout = 86400;
 		break;
 	case REC_CACHE_KERNEL:
 		s->entry_timeout = s->attr_timeout = s->neg_timeout = 86400;
+		s->dir_attr_timeout = 86400;
 		s->keep_cache = true;
 		s->writeback = true;
 		break;

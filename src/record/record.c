@@ -141,6 +141,7 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 	json_object_set_new(rec, "snapshot", json_string(rec_snapshot_names[o->snapshot]));
 	json_object_set_new(rec, "entry_timeout", json_real(s->entry_timeout));
 	json_object_set_new(rec, "attr_timeout", json_real(s->attr_timeout));
+	json_object_set_new(rec, "dir_attr_timeout", json_real(s->dir_attr_timeout));
 	json_object_set_new(rec, "negative_timeout", json_real(s->neg_timeout));
 	json_object_set_new(rec, "direct_io", json_boolean(s->direct_io));
 	json_object_set_new(rec, "keep_cache", json_boolean(s->keep_cache));

@@ -256,6 +256,7 @@ struct rec_session {
 	enum rec_cache cache;
 	enum rec_snapshot snapshot;
 	double entry_timeout, attr_timeout, neg_timeout;
+	double dir_attr_timeout;	/* attr_timeout of directories */
 	bool direct_io, keep_cache, writeback;
 	atomic_ullong nreq;	/* requests served, for the status line */
 };
