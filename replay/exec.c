@@ -14,13 +14,27 @@
  * the directory is refused and counted (RP_DIV_REFUSED), an unknown object
  * or handle is counted (RP_DIV_UNKNOWN); neither is ever fatal.
  *
- * Per-worker state (struct rp_exec, thread-local): a small cache of
- * directory O_PATH descriptors keyed by path (flushed when the namespace
- * generation moves: a rename or rmdir may have changed what a path names),
- * the I/O buffers, and a per-thread working directory (unshare(CLONE_FS))
- * so that the path-based xattr calls can be issued on single names.
+ * Per-worker state (struct rp_exec, thread-local): the I/O buffers, the
+ * directory descriptors the current executor holds, and a per-thread
+ * working directory (unshare(CLONE_FS)) so that the path-based xattr calls
+ * can be issued on single names.
  * Shared state (struct rp_shared): the recorded handle -> live descriptor
- * table, and the --order=none reordering counter.
+ * table, the --order=none reordering counter, and the directory cache.
+ *
+ * Directory cache: directory O_PATH descriptors (openat2 beneath the root)
+ * keyed by path and namespace generation, shared by all workers, so that
+ * each directory is opened once per generation however many workers use
+ * it (a per-worker cache opened it once per worker: samba-xattr's `open`
+ * was 1.57x the application's). The generation moves at an rmdir and at a
+ * rename that moves or replaces a directory (sched.c): what a path names
+ * may have changed, so a task finds only entries of its own generation,
+ * and the first task of a newer generation empties the table. Bounded: at
+ * most DIRCACHE_MAX descriptors in the table (least recently used goes),
+ * plus the few an executor holds while it runs. An entry is reference
+ * counted: an executor holds a reference on every directory it uses until
+ * it returns (rp_exec_run), so a descriptor is never closed, nor its number
+ * reused, under a system call of another worker. The working directory is
+ * remembered by the entry's serial number, not by descriptor number.
  *
  * Not here: ordering, pacing, path resolution from the trace (sched.c).
  */
@@ -41,7 +55,9 @@
 
 #include "replay_i.h"
 
-#define DIRCACHE_SLOTS 64
+#define DIRCACHE_MAX 256		/* descriptors the shared table keeps */
+#define DIRCACHE_BUCKETS 512
+#define EXEC_HELD 4		/* directories one executor holds (rename: 2) */
 #define NAME_BUF 1024
 #define PATH_BUF 8192
 #define DENTS_BUF 32768
@@ -62,8 +78,27 @@ struct rp_handle {
 	uint64_t rec_total;	/* recorded entries since the listing */
 };
 
+/* A cached directory descriptor (see the top of the file). */
+struct rp_dir {
+	struct rp_dir *hnext;		/* bucket chain, while in the table */
+	struct rp_dir *lprev, *lnext;	/* LRU list (head: most recent), in the table */
+	uint64_t hash, serial;
+	uint32_t gen;
+	bool cached;			/* in the table (which holds one reference) */
+	int refs;			/* protected by rp_shared.dmu */
+	int fd;
+	char path[];
+};
+
 struct rp_shared {
 	int root_fd;
+	pthread_mutex_t dmu;		/* the directory cache: */
+	struct rp_dir *dbucket[DIRCACHE_BUCKETS];
+	struct rp_dir *lru_head, *lru_tail;
+	size_t ndirs;
+	uint32_t dgen;			/* generation of the entries in the table */
+	uint64_t dserial;
+	uint64_t dir_opens;		/* openat2 calls issued (tests, docs) */
 	pthread_mutex_t mu;
 	struct rp_map handles;	/* fh + 1 -> struct rp_handle *; protected by mu */
 	pthread_mutex_t omu;
@@ -71,18 +106,13 @@ struct rp_shared {
 	struct rp_map order;	/* resource -> highest seq executed; protected by omu */
 };
 
-struct dircache {
-	char *path;
-	int fd;
-};
-
 struct rp_exec {
 	struct rp_shared *sh;
 	struct rp_stats *st;
-	uint32_t gen;
-	struct dircache dc[DIRCACHE_SLOTS];
+	struct rp_dir *held[EXEC_HELD];	/* directories the running executor uses */
+	unsigned nheld;
 	bool own_fs;		/* unshare(CLONE_FS) worked: cwd is ours */
-	int cwd;		/* descriptor we fchdir'ed to, -1 none */
+	uint64_t cwd;		/* serial of the directory we fchdir'ed to (1: root), 0 none */
 	uint8_t *buf;		/* reads, getdents, xattr values; page aligned */
 	size_t bufcap;
 	uint8_t *rnd;		/* write data: pseudo-random, page aligned */
@@ -99,6 +129,8 @@ int rp_shared_new(int root_fd, struct rp_shared **out)
 	if (!sh)
 		return -ENOMEM;
 	sh->root_fd = root_fd;
+	sh->dserial = 1;	/* 1 is the root */
+	pthread_mutex_init(&sh->dmu, NULL);
 	pthread_mutex_init(&sh->mu, NULL);
 	pthread_mutex_init(&sh->omu, NULL);
 	rp_map_init(&sh->handles);
@@ -120,12 +152,16 @@ static void handle_destroy(struct rp_handle *h)
 	free(h);
 }
 
+static void dircache_clear(struct rp_shared *sh);
+
 void rp_shared_free(struct rp_shared *sh)
 {
 	size_t i;
 
 	if (!sh)
 		return;
+	dircache_clear(sh);
+	pthread_mutex_destroy(&sh->dmu);
 	for (i = 0; i < sh->handles.cap; i++)
 		if (sh->handles.keys[i])
 			handle_destroy((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
@@ -139,6 +175,93 @@ void rp_shared_free(struct rp_shared *sh)
 size_t rp_shared_open_handles(const struct rp_shared *sh)
 {
 	return sh->handles.n;
+}
+
+uint64_t rp_shared_dir_opens(struct rp_shared *sh)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&sh->dmu);
+	n = sh->dir_opens;
+	pthread_mutex_unlock(&sh->dmu);
+	return n;
+}
+
+/* ---- shared: directory cache (dmu held unless said) -------------------- */
+
+static void dir_unref(struct rp_dir *d)
+{
+	if (--d->refs == 0) {
+		close(d->fd);
+		free(d);
+	}
+}
+
+/* Takes d out of the table and drops the table's reference. */
+static void dir_uncache(struct rp_shared *sh, struct rp_dir *d)
+{
+	struct rp_dir **pp = &sh->dbucket[d->hash % DIRCACHE_BUCKETS];
+
+	while (*pp != d)
+		pp = &(*pp)->hnext;
+	*pp = d->hnext;
+	if (d->lprev)
+		d->lprev->lnext = d->lnext;
+	else
+		sh->lru_head = d->lnext;
+	if (d->lnext)
+		d->lnext->lprev = d->lprev;
+	else
+		sh->lru_tail = d->lprev;
+	d->cached = false;
+	sh->ndirs--;
+	dir_unref(d);
+}
+
+static void dircache_clear(struct rp_shared *sh)
+{
+	while (sh->lru_head)
+		dir_uncache(sh, sh->lru_head);
+}
+
+static void lru_push_head(struct rp_shared *sh, struct rp_dir *d)
+{
+	d->lprev = NULL;
+	d->lnext = sh->lru_head;
+	if (sh->lru_head)
+		sh->lru_head->lprev = d;
+	else
+		sh->lru_tail = d;
+	sh->lru_head = d;
+}
+
+/* A cached entry for path in generation gen, with a reference taken, or NULL. */
+static struct rp_dir *dircache_get(struct rp_shared *sh, const char *path, uint64_t hash,
+				   uint32_t gen)
+{
+	struct rp_dir *d;
+
+	for (d = sh->dbucket[hash % DIRCACHE_BUCKETS]; d; d = d->hnext) {
+		if (d->hash != hash || d->gen != gen || strcmp(d->path, path))
+			continue;
+		d->refs++;
+		if (sh->lru_head != d) {	/* to the head */
+			d->lprev->lnext = d->lnext;
+			if (d->lnext)
+				d->lnext->lprev = d->lprev;
+			else
+				sh->lru_tail = d->lprev;
+			lru_push_head(sh, d);
+		}
+		return d;
+	}
+	return NULL;
+}
+
+/* Whether generation a is newer than b (wrapping). */
+static bool gen_newer(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
 }
 
 /* Takes a reference to the live handle of recorded fh, or NULL. */
@@ -251,15 +374,11 @@ static int grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out)
 {
 	struct rp_exec *x = calloc(1, sizeof(*x));
-	unsigned i;
 
 	if (!x)
 		return -ENOMEM;
 	x->sh = sh;
 	x->st = st;
-	x->cwd = -1;
-	for (i = 0; i < DIRCACHE_SLOTS; i++)
-		x->dc[i].fd = -1;
 	if (grow_buf(&x->buf, &x->bufcap, DENTS_BUF, false) ||
 	    grow_buf(&x->rnd, &x->rndcap, RND_SIZE, true)) {
 		rp_exec_free(x);
@@ -271,25 +390,25 @@ int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out)
 	return 0;
 }
 
-static void dircache_flush(struct rp_exec *x)
+/* Drops the references the executor took on directories. */
+static void exec_release_dirs(struct rp_exec *x)
 {
 	unsigned i;
 
-	for (i = 0; i < DIRCACHE_SLOTS; i++) {
-		if (x->dc[i].fd >= 0)
-			close(x->dc[i].fd);
-		free(x->dc[i].path);
-		x->dc[i].path = NULL;
-		x->dc[i].fd = -1;
-	}
-	x->cwd = -1;
+	if (!x->nheld)
+		return;
+	pthread_mutex_lock(&x->sh->dmu);
+	for (i = 0; i < x->nheld; i++)
+		dir_unref(x->held[i]);
+	pthread_mutex_unlock(&x->sh->dmu);
+	x->nheld = 0;
 }
 
 void rp_exec_free(struct rp_exec *x)
 {
 	if (!x)
 		return;
-	dircache_flush(x);
+	exec_release_dirs(x);
 	free(x->buf);
 	free(x->rnd);
 	free(x);
@@ -346,46 +465,83 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-/* A descriptor of directory dpath beneath the root (borrowed), or < 0. */
+/*
+ * A descriptor of directory dpath beneath the root, or < 0. The executor
+ * holds it until it returns (rp_exec_run drops the reference).
+ */
 static int dir_fd(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	struct dircache *d;
+	struct rp_shared *sh = x->sh;
+	struct rp_dir *d, *old;
+	uint64_t hash;
+	size_t len;
 	int fd;
 
 	if (!dpath)
 		return RP_E_UNKNOWN;
 	if (!rp_path_ok(dpath))
 		return RP_E_REFUSED;
-	if (t->ns_gen != x->gen) {
-		dircache_flush(x);
-		x->gen = t->ns_gen;
-	}
 	if (!dpath[1])
-		return x->sh->root_fd;
-	d = &x->dc[str_hash(dpath) % DIRCACHE_SLOTS];
-	if (d->path && !strcmp(d->path, dpath))
-		return d->fd;
-	fd = (int)syscall(SYS_openat2, x->sh->root_fd, dpath + 1, &how, sizeof(how));
+		return sh->root_fd;
+	if (x->nheld == EXEC_HELD)
+		return -EMFILE;		/* an executor uses at most two */
+	hash = str_hash(dpath);
+	pthread_mutex_lock(&sh->dmu);
+	if (gen_newer(t->ns_gen, sh->dgen)) {
+		/* The namespace changed: no path of the table is to be trusted. */
+		dircache_clear(sh);
+		sh->dgen = t->ns_gen;
+	}
+	d = dircache_get(sh, dpath, hash, t->ns_gen);
+	pthread_mutex_unlock(&sh->dmu);
+	if (d)
+		goto held;
+
+	/* Opened without the lock (a cold path walk may read the disk). */
+	fd = (int)syscall(SYS_openat2, sh->root_fd, dpath + 1, &how, sizeof(how));
 	if (fd < 0)
-		return errno == EXDEV ? RP_E_REFUSED : -errno;
-	if (d->fd >= 0) {
-		if (x->cwd == d->fd)
-			x->cwd = -1;
-		close(d->fd);
+		fd = errno == EXDEV ? RP_E_REFUSED : -errno;
+	len = strlen(dpath);
+	d = fd < 0 ? NULL : malloc(sizeof(*d) + len + 1);
+	pthread_mutex_lock(&sh->dmu);
+	sh->dir_opens++;
+	if (fd < 0 || !d) {
+		pthread_mutex_unlock(&sh->dmu);
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? fd : -ENOMEM;
 	}
-	free(d->path);
-	d->path = strdup(dpath);
-	if (!d->path) {
+	/* Another worker may have opened it meanwhile: use one. */
+	old = dircache_get(sh, dpath, hash, t->ns_gen);
+	if (old) {
+		pthread_mutex_unlock(&sh->dmu);
 		close(fd);
-		d->fd = -1;
-		return -ENOMEM;
+		free(d);
+		d = old;
+		goto held;
 	}
-	d->fd = fd;
-	return fd;
+	*d = (struct rp_dir){ .hash = hash, .serial = ++sh->dserial, .gen = t->ns_gen,
+			      .refs = 1, .fd = fd };
+	memcpy(d->path, dpath, len + 1);
+	if (t->ns_gen == sh->dgen) {
+		/* An older generation's task (other workers ran ahead) keeps its own. */
+		if (sh->ndirs >= DIRCACHE_MAX)
+			dir_uncache(sh, sh->lru_tail);
+		d->cached = true;
+		d->refs++;
+		d->hnext = sh->dbucket[hash % DIRCACHE_BUCKETS];
+		sh->dbucket[hash % DIRCACHE_BUCKETS] = d;
+		lru_push_head(sh, d);
+		sh->ndirs++;
+	}
+	pthread_mutex_unlock(&sh->dmu);
+held:
+	x->held[x->nheld++] = d;
+	return d->fd;
 }
 
 /* The directory and name of an entry operation's entry: dir path + rec name. */
@@ -432,16 +588,29 @@ static int obj_at(struct rp_exec *x, const struct rp_task *t, const char *path, 
 	return *dfd < 0 ? *dfd : 0;
 }
 
-/* Makes dfd this thread's working directory (for the l*xattr calls). */
+/*
+ * Makes dfd (the root or a directory the executor holds) this thread's
+ * working directory, for the l*xattr calls.
+ */
 static int enter_dir(struct rp_exec *x, int dfd)
 {
+	uint64_t serial = 0;
+	unsigned i;
+
 	if (!x->own_fs)
 		return -ENOTSUP;
-	if (x->cwd == dfd)
+	if (dfd == x->sh->root_fd)
+		serial = 1;
+	for (i = 0; !serial && i < x->nheld; i++)
+		if (x->held[i]->fd == dfd)
+			serial = x->held[i]->serial;
+	if (serial && x->cwd == serial)
 		return 0;
-	if (fchdir(dfd))
+	if (fchdir(dfd)) {
+		x->cwd = 0;
 		return -errno;
-	x->cwd = dfd;
+	}
+	x->cwd = serial;
 	return 0;
 }
 
@@ -635,55 +804,29 @@ static int64_t exec_symlink(struct rp_exec *x, const struct rp_task *t)
 	return SYSRET(symlinkat(x->link, dfd, x->name));
 }
 
-/*
- * Resolving the second directory of a rename or link may evict the first
- * from the cache (and close it) when both take the same slot: then keep a
- * duplicate of the first. Returns the descriptor to use (owned if *dup).
- */
-static int keep_first(int fd, const char *first, const char *second, bool *dup)
-{
-	*dup = false;
-	if (!first || !second || !first[1] || !strcmp(first, second) ||
-	    str_hash(first) % DIRCACHE_SLOTS != str_hash(second) % DIRCACHE_SLOTS)
-		return fd;
-	*dup = true;
-	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return fd < 0 ? -errno : fd;
-}
-
+/* Both directories stay open until the executor returns (held references). */
 static int64_t exec_rename(struct rp_exec *x, const struct rp_task *t)
 {
 	int sfd, dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &sfd);
-	bool dup;
 
 	if (ret)
 		return ret;
-	if ((sfd = keep_first(sfd, t->path, t->path2, &dup)) < 0)
-		return sfd;
 	ret = entry_at(x, t, t->path2, t->rec.newname, x->name2, &dfd);
 	if (!ret)
 		ret = (int)SYSRET(renameat2(sfd, x->name, dfd, x->name2,
 					    (unsigned)(t->rec.flags_arg & 7)));
-	if (dup)
-		close(sfd);
 	return ret;
 }
 
 static int64_t exec_link(struct rp_exec *x, const struct rp_task *t)
 {
 	int sfd, dfd, ret = obj_at(x, t, t->path, x->name, &sfd);
-	bool dup;
 
 	if (ret)
 		return ret;
-	/* obj_at left the object's directory path in x->pbuf. */
-	if ((sfd = keep_first(sfd, x->pbuf, t->path2, &dup)) < 0)
-		return sfd;
 	ret = entry_at(x, t, t->path2, t->rec.newname, x->name2, &dfd);
 	if (!ret)
 		ret = (int)SYSRET(linkat(sfd, x->name, dfd, x->name2, 0));
-	if (dup)
-		close(sfd);
 	return ret;
 }
 
@@ -1093,7 +1236,7 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 {
 	unsigned op = t->rec.op, err;
 	enum rp_div_kind kind;
-	uint64_t t0;
+	uint64_t t0, lat;
 	int64_t res;
 
 	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn)
@@ -1102,7 +1245,9 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 		track_order(x, t);
 	t0 = now_ns();
 	res = rp_exec_ops[op].fn(x, t);
-	rp_stats_add(x->st, op, res, now_ns() - t0);
+	lat = now_ns() - t0;
+	exec_release_dirs(x);
+	rp_stats_add(x->st, op, res, lat);
 	if (rp_diverges(op, t->rec.result, res, &kind, &err))
 		rp_stats_div(x->st, op, kind, err);
 	return res;

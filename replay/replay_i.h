@@ -226,6 +226,8 @@ void rp_shared_free(struct rp_shared *sh);
 void rp_shared_track_order(struct rp_shared *sh, bool on);
 /* Handles still open at the end (closed by rp_shared_free). */
 size_t rp_shared_open_handles(const struct rp_shared *sh);
+/* Directories opened (openat2) by the shared directory cache so far. */
+uint64_t rp_shared_dir_opens(struct rp_shared *sh);
 
 int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out);
 void rp_exec_free(struct rp_exec *x);
@@ -243,6 +245,15 @@ bool rp_path_ok(const char *path);
 bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next);
 /* Whether getattr g (without a handle) is the permission check of next. */
 bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next);
+
+/*
+ * Classifies t (a lookup or getattr) from its thread's neighbours, linked
+ * in recorded start order by tprev/tnext: sets t->absorbed, and for a
+ * getattr that stands for a read at end of file t->eof_read and the read's
+ * offset and size in t->rec. attr_stale: the recording did not cache
+ * attributes (permission-check getattrs are then absorbed).
+ */
+void rp_classify(bool attr_stale, struct rp_task *t);
 
 /* Adds a dependency to t (0 or -ENOMEM). */
 int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);

@@ -733,8 +733,8 @@ static bool replayed(const struct rp_task *t, struct rp_result *res)
 static void thread_unlink(struct tstate *ts, struct rp_task *t);
 
 /*
- * The workers cache directory descriptors by path (exec.c) and drop them
- * when the namespace generation changes: at an rmdir, and at a rename that
+ * The workers share a cache of directory descriptors by path (exec.c); a
+ * task uses only those of its namespace generation, which changes at an rmdir, and at a rename that
  * moves or replaces a directory (or an object not known to be none). A
  * rename of a file over a file, the common case (write a temporary, rename
  * it over), leaves every directory path naming what it named.
@@ -905,7 +905,7 @@ static uint64_t flush_interval(const struct fstap_reader *rd)
  */
 #define EOF_SCAN 16	/* how far back a getattr looks for its read */
 
-static void classify(const struct run *r, struct rp_task *t)
+void rp_classify(bool attr_stale, struct rp_task *t)
 {
 	struct fstap_rec *c = &t->rec;
 	const struct rp_task *n = t->tnext, *p;
@@ -918,7 +918,7 @@ static void classify(const struct run *r, struct rp_task *t)
 	case FSTAP_OP_GETATTR:
 		t->eof_read = false;
 		if (!c->fh) {
-			t->absorbed = r->attr_stale && n && rp_getattr_absorbed(c, &n->rec);
+			t->absorbed = attr_stale && n && rp_getattr_absorbed(c, &n->rec);
 			break;
 		}
 		t->absorbed = true;
@@ -961,11 +961,11 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 	else
 		ts->head = t;
 	if (t->tprev)
-		classify(r, t->tprev);
-	classify(r, t);
+		rp_classify(r->attr_stale, t->tprev);
+	rp_classify(r->attr_stale, t);
 	for (q = t->tnext, i = 0; q && i < EOF_SCAN; q = q->tnext, i++)
 		if (q->rec.op == FSTAP_OP_GETATTR && q->rec.fh)
-			classify(r, q);
+			rp_classify(r->attr_stale, q);
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)

@@ -106,6 +106,44 @@ static int64_t ex(struct fstap_rec r, const char *path, const char *path2)
 	return rp_exec_run(x, &t);
 }
 
+/* The directory cache is shared: two workers open a directory once per generation. */
+START_TEST(test_exec_dircache_shared)
+{
+	struct rp_exec *x2;
+	struct rp_task t = { .rec = { .op = FSTAP_OP_MKDIR, .obj = 1, .name = B("d"), .mode = 0777 },
+			     .path = "/" };
+	unsigned i;
+
+	ck_assert_int_eq(rp_exec_run(x, &t), 0);
+	ck_assert_int_eq(rp_exec_new(sh, &st, &x2), 0);
+	for (i = 0; i < 4; i++) {
+		t = (struct rp_task){ .rec = { .op = FSTAP_OP_MKDIR, .obj = 2, .mode = 0777,
+					       .name = B(i % 2 ? "b" : "a") }, .path = "/d" };
+		if (i < 2)
+			ck_assert_int_eq(rp_exec_run(i % 2 ? x2 : x, &t), 0);
+		t = (struct rp_task){ .rec = { .op = FSTAP_OP_LOOKUP, .obj = 2, .name = B("a") },
+				      .path = "/d" };
+		ck_assert_int_eq(rp_exec_run(i % 2 ? x2 : x, &t), 0);
+	}
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), 1);
+	/* a newer generation (an rmdir or a directory rename) opens it again */
+	t.ns_gen = 1;
+	ck_assert_int_eq(rp_exec_run(x2, &t), 0);
+	ck_assert_int_eq(rp_exec_run(x, &t), 0);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), 2);
+	/* a task of the older generation still in flight: its own descriptor */
+	t.ns_gen = 0;
+	ck_assert_int_eq(rp_exec_run(x, &t), 0);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), 3);
+	/* rename between two directories: both held during the call */
+	t = (struct rp_task){ .rec = { .op = FSTAP_OP_RENAME, .obj = 2, .name = B("b"),
+				       .newparent = 3, .newname = B("c") },
+			      .path = "/d", .path2 = "/d/a", .ns_gen = 1 };
+	ck_assert_int_eq(rp_exec_run(x2, &t), 0);
+	rp_exec_free(x2);
+}
+END_TEST
+
 START_TEST(test_exec_file_lifecycle)
 {
 	char p[128];
@@ -221,6 +259,7 @@ static Suite *exec_suite(void)
 	tcase_add_test(tc, test_exec_name_and_path_checks);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(sys, setup, teardown);
+	tcase_add_test(sys, test_exec_dircache_shared);
 	tcase_add_test(sys, test_exec_file_lifecycle);
 	tcase_add_test(sys, test_exec_readdir_entries);
 	tcase_add_test(sys, test_exec_unknown_and_hostile);

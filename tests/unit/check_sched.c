@@ -74,6 +74,256 @@ START_TEST(test_sched_lookup_absorption_names)
 }
 END_TEST
 
+/* ---- rp_classify: a thread's records, linked in start order ---------- */
+
+#define NCLS 8
+static struct rp_task *cls[NCLS];
+static unsigned ncls;
+
+/* Appends a copy of r to the synthetic thread (start order = call order). */
+static struct rp_task *thr(struct fstap_rec r)
+{
+	struct rp_task *t;
+
+	ck_assert_uint_lt(ncls, NCLS);
+	r.start_ns = 100 * (ncls + 1);
+	t = rp_task_new(&r);
+	ck_assert_ptr_nonnull(t);
+	t->tprev = ncls ? cls[ncls - 1] : NULL;
+	if (ncls)
+		cls[ncls - 1]->tnext = t;
+	cls[ncls++] = t;
+	return t;
+}
+
+/* Classifies every record of the synthetic thread (stale: attr_timeout 0). */
+static void classify_all(bool stale)
+{
+	unsigned i;
+
+	for (i = 0; i < ncls; i++)
+		rp_classify(stale, cls[i]);
+}
+
+static void thr_reset(void)
+{
+	while (ncls)
+		rp_task_free(cls[--ncls]);
+}
+
+/* stat("d/f"): LOOKUP d, LOOKUP f, GETATTR f: one fstatat, the getattr. */
+START_TEST(test_classify_lookups_stat)
+{
+	struct rp_task *ld, *lf, *g;
+
+	ld = thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("d"), .child = 2 });
+	lf = thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 2, .name = B("f"), .child = 3 });
+	g = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 3 });
+	classify_all(true);
+	ck_assert(ld->absorbed);	/* a lookup inside the object found */
+	ck_assert(lf->absorbed);	/* the getattr acts on the object found */
+	ck_assert(!g->absorbed);	/* the application's stat(), issued */
+	ck_assert(!g->eof_read);
+	thr_reset();
+}
+END_TEST
+
+/* The last lookup of a thread, or one followed by an unrelated call, is issued. */
+START_TEST(test_classify_lookups_issued)
+{
+	struct rp_task *l1, *r, *l2;
+
+	l1 = thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("a"), .child = 5 });
+	r = thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 9, .fh = 4, .size = 10, .result = 10 });
+	l2 = thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("b"), .child = 6 });
+	classify_all(true);
+	ck_assert(!l1->absorbed);	/* the next call is a read: a stat of "a" */
+	ck_assert(!l2->absorbed);	/* nothing follows in this thread */
+	(void)r;
+	thr_reset();
+
+	/* open("f", O_CREAT): a failed lookup absorbed by the create */
+	l1 = thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("f"),
+				     .result = -ENOENT });
+	thr((struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 1, .name = B("f"), .child = 7, .fh = 1 });
+	classify_all(true);
+	ck_assert(l1->absorbed);
+	thr_reset();
+}
+END_TEST
+
+/* Permission-check getattrs: absorbed only when attributes were not cached. */
+START_TEST(test_classify_getattr_permission)
+{
+	struct rp_task *st, *pc, *o;
+
+	/* stat("f"); open("f"): GETATTR (the stat), GETATTR (the check), OPEN */
+	st = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5 });
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5 });
+	o = thr((struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 5, .fh = 3 });
+	classify_all(true);
+	ck_assert(!st->absorbed);
+	ck_assert(pc->absorbed);
+	classify_all(false);		/* attributes cached: every getattr is a stat() */
+	ck_assert(!st->absorbed);
+	ck_assert(!pc->absorbed);
+	/* a getattr of another object before the open is a stat() */
+	pc->rec.obj = 6;
+	classify_all(true);
+	ck_assert(!pc->absorbed);
+	(void)o;
+	thr_reset();
+
+	/* the walk through a directory that changed: GETATTR dir, then CREATE in it */
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 1 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 1, .name = B("n"), .child = 8, .fh = 2 });
+	classify_all(true);
+	ck_assert(pc->absorbed);
+	thr_reset();
+
+	/* rename into a directory: the check of the destination */
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 4 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_RENAME, .obj = 1, .name = B("a"), .newparent = 4,
+				.newname = B("b") });
+	classify_all(true);
+	ck_assert(pc->absorbed);
+	thr_reset();
+
+	/* a getattr followed by a read of the object is a stat(), issued */
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .size = 4096, .result = 4096 });
+	classify_all(true);
+	ck_assert(!pc->absorbed);
+	thr_reset();
+}
+END_TEST
+
+/* Getattrs with a handle: size refreshes, never issued, except at end of file. */
+START_TEST(test_classify_getattr_handle)
+{
+	struct rp_task *g, *g2;
+
+	/* a refresh before a read of the handle */
+	g = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5, .fh = 3 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .offset = 0, .size = 4096,
+				.result = 4096 });
+	classify_all(true);
+	ck_assert(g->absorbed);
+	ck_assert(!g->eof_read);
+	classify_all(false);		/* whatever the cache mode */
+	ck_assert(g->absorbed);
+	thr_reset();
+
+	/* read() until 0: a short read, then only the refresh of the read at EOF */
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .offset = 8192,
+				.size = 4096, .result = 1000 });
+	g = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5, .fh = 3 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .obj = 5, .fh = 3 });
+	classify_all(true);
+	ck_assert(!g->absorbed);
+	ck_assert(g->eof_read);
+	ck_assert_uint_eq(g->rec.offset, 9192);	/* at the end of the short read */
+	ck_assert_uint_eq(g->rec.size, 4096);		/* of its size */
+	thr_reset();
+
+	/* a short read followed by a refresh and another read: not at EOF */
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .offset = 0,
+				.size = 4096, .result = 1000 });
+	g = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5, .fh = 3 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .offset = 1000,
+				.size = 4096, .result = 0 });
+	classify_all(true);
+	ck_assert(g->absorbed);
+	ck_assert(!g->eof_read);
+	thr_reset();
+
+	/* the last request on the handle was a full read, or on another handle */
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .size = 4096,
+				.result = 4096 });
+	g = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5, .fh = 3 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 6, .fh = 4, .size = 4096,
+				.result = 10 });
+	g2 = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5, .fh = 3 });
+	classify_all(true);
+	ck_assert(g->absorbed && !g->eof_read);
+	ck_assert(g2->absorbed && !g2->eof_read);	/* fh 3's last read was full */
+	thr_reset();
+}
+END_TEST
+
+/* ---- the classification within a run: per thread, in start order ------- */
+
+static char trace_path[256], dir_path[256];
+static struct fstap_writer *w;
+
+static void add(struct fstap_rec r);
+static struct rp_result *run(enum rp_order order);
+
+/*
+ * Two threads whose records interleave, with the recording's metadata
+ * saying attributes were not cached. Thread 10: stat("f") (LOOKUP, GETATTR),
+ * then open("f") (GETATTR check, OPEN), read to EOF (READ short, GETATTR
+ * with the handle), close. Thread 20's records fall between thread 10's,
+ * and its LOOKUP of "g" is followed (in thread 20) by nothing: issued.
+ * Thread 10's records are written out of start order (as FUSE workers'
+ * chunks may be): the run must classify them in start order.
+ */
+START_TEST(test_sched_run_absorption)
+{
+	struct fstap_trace_info info = {
+		.version_major = 1,
+		.metadata_json = (char *)"{\"recorder\":{\"attr_timeout\":0.0}}",
+	};
+	struct rp_result *r;
+	char p[300];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/f", dir_path);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789", 10), 10);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/g", dir_path);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+
+	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
+	add((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .tid = 10, .start_ns = 100, .dur_ns = 5,
+				.obj = 1, .name = B("f"), .child = 5 });
+	add((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .tid = 20, .start_ns = 110, .dur_ns = 5,
+				.obj = 1, .name = B("g"), .child = 6 });
+	add((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .tid = 10, .start_ns = 120, .dur_ns = 5,
+				.obj = 5 });
+	/* out of start order in the file: the check (130) after the open (140) */
+	add((struct fstap_rec){ .op = FSTAP_OP_OPEN, .tid = 10, .start_ns = 140, .dur_ns = 5,
+				.obj = 5, .fh = 1, .flags_arg = O_RDONLY });
+	add((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .tid = 10, .start_ns = 130, .dur_ns = 5,
+				.obj = 5 });
+	add((struct fstap_rec){ .op = FSTAP_OP_READ, .tid = 10, .start_ns = 150, .dur_ns = 5,
+				.obj = 5, .fh = 1, .size = 4096, .result = 10 });
+	add((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .tid = 10, .start_ns = 160, .dur_ns = 5,
+				.obj = 5, .fh = 1 });
+	add((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .tid = 10, .start_ns = 170, .dur_ns = 5,
+				.obj = 5, .fh = 1 });
+	ck_assert_int_eq(fstap_writer_close(w, 1000, false), 0);
+	fstap_writer_free(w);
+
+	r = run(RP_ORDER_THREAD);
+	ck_assert_msg(r->stats.divergences == 0, "%llu divergences",
+		      (unsigned long long)r->stats.divergences);
+	ck_assert_uint_eq(r->lookups_absorbed, 1);	/* thread 10's, by its getattr */
+	ck_assert_uint_eq(r->lookups_issued, 1);	/* thread 20's: nothing follows */
+	ck_assert_uint_eq(r->getattrs_absorbed, 1);	/* the permission check */
+	ck_assert_uint_eq(r->getattrs_issued, 1);	/* the stat() */
+	ck_assert_uint_eq(r->getattrs_eof_reads, 1);	/* the read at end of file */
+	ck_assert_uint_eq(r->stats.op[FSTAP_OP_GETATTR].count, 2);
+	ck_assert_uint_eq(r->stats.op[FSTAP_OP_LOOKUP].count, 1);
+	ck_assert_uint_eq(r->stats.op[FSTAP_OP_READ].bytes, 10);
+	ck_assert_uint_eq(r->handles_left, 0);
+	rp_result_free(r);
+}
+END_TEST
+
 START_TEST(test_sched_option_parsing)
 {
 	enum rp_order o;
@@ -155,8 +405,6 @@ END_TEST
 
 static char tmpl[] = "/tmp/check_sched.XXXXXX";
 static char *tmp;
-static char trace_path[256], dir_path[256];
-
 static void setup(void)
 {
 	strcpy(tmpl + strlen(tmpl) - 6, "XXXXXX");
@@ -174,8 +422,6 @@ static void teardown(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	ck_assert_int_eq(system(cmd), 0);
 }
-
-static struct fstap_writer *w;
 
 static void add(struct fstap_rec r)
 {
@@ -283,6 +529,10 @@ static Suite *sched_suite(void)
 
 	tcase_add_test(tc, test_sched_lookup_absorption);
 	tcase_add_test(tc, test_sched_lookup_absorption_names);
+	tcase_add_test(tc, test_classify_lookups_stat);
+	tcase_add_test(tc, test_classify_lookups_issued);
+	tcase_add_test(tc, test_classify_getattr_permission);
+	tcase_add_test(tc, test_classify_getattr_handle);
 	tcase_add_test(tc, test_sched_option_parsing);
 	tcase_add_test(tc, test_sched_map);
 	tcase_add_test(tc, test_sched_task_copy);
@@ -290,6 +540,7 @@ static Suite *sched_suite(void)
 	tcase_add_checked_fixture(runs, setup, teardown);
 	tcase_add_test(runs, test_sched_run_cross_thread);
 	tcase_add_test(runs, test_sched_run_errors);
+	tcase_add_test(runs, test_sched_run_absorption);
 	suite_add_tcase(s, runs);
 	return s;
 }
