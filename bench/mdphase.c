@@ -13,6 +13,10 @@
  * fsync and close in the time; the page cache dropped (drop_caches, needs
  * root); sequential cold read; sequential warm read (the same file again).
  *
+ * With -S, sync() before each metadata phase (untimed), so that the
+ * write-back of one phase's data (create writes 4 KiB per file) does not
+ * fall into the next phase's time at random.
+ *
  * Prints one line per phase: "PHASE OPS SECONDS RATE UNIT", where RATE is
  * operations per second (metadata) or MB/s (data, 1 MB = 10^6 bytes).
  */
@@ -34,6 +38,7 @@
 static const char *root;
 static long nfiles = 20000, ndirs = 100;
 static long long data_mib = 512;
+static int sync_phases;
 static char *buf;
 
 static double now(void)
@@ -61,6 +66,13 @@ static void report(const char *phase, double ops, double t, const char *unit, do
 	fflush(stdout);
 }
 
+static double phase_start(void)
+{
+	if (sync_phases)
+		sync();
+	return now();
+}
+
 static void md_phases(void)
 {
 	char p[4096];
@@ -78,7 +90,7 @@ static void md_phases(void)
 	}
 	memset(buf, 'x', 4096);
 
-	t = now();
+	t = phase_start();
 	for (i = 0; i < nfiles; i++) {
 		fpath(p, sizeof(p), i);
 		fd = open(p, O_CREAT | O_EXCL | O_WRONLY, 0644);
@@ -92,7 +104,7 @@ static void md_phases(void)
 	t = now() - t;
 	report("create", nfiles, t, "ops/s", nfiles / t);
 
-	t = now();
+	t = phase_start();
 	for (i = 0; i < nfiles; i++) {
 		struct stat st;
 
@@ -104,7 +116,7 @@ static void md_phases(void)
 	report("stat", nfiles, t, "ops/s", nfiles / t);
 
 	n = 0;
-	t = now();
+	t = phase_start();
 	for (i = 0; i < ndirs; i++) {
 		DIR *d;
 		struct dirent *de;
@@ -124,7 +136,7 @@ static void md_phases(void)
 	}
 	report("readdir", n, t, "entries/s", n / t);
 
-	t = now();
+	t = phase_start();
 	for (i = 0; i < nfiles; i++) {
 		fpath(p, sizeof(p), i);
 		fd = open(p, O_RDONLY);
@@ -137,7 +149,7 @@ static void md_phases(void)
 	t = now() - t;
 	report("open+read", nfiles, t, "ops/s", nfiles / t);
 
-	t = now();
+	t = phase_start();
 	for (i = 0; i < nfiles; i++) {
 		fpath(p, sizeof(p), i);
 		if (unlink(p))
@@ -221,12 +233,13 @@ static void data_phases(void)
 static void usage(int st)
 {
 	fprintf(st ? stderr : stdout,
-		"usage: mdphase [-n NFILES] [-d NDIRS] [-s DATA_MIB] [-m] [-D] DIR\n"
+		"usage: mdphase [-n NFILES] [-d NDIRS] [-s DATA_MIB] [-m] [-D] [-S] DIR\n"
 		"  -n NFILES   files in the metadata set (default 20000)\n"
 		"  -d NDIRS    directories (default 100)\n"
 		"  -s MIB      size of the data set file (default 512)\n"
 		"  -m          metadata set only\n"
-		"  -D          data set only\n");
+		"  -D          data set only\n"
+		"  -S          sync() before each metadata phase (untimed)\n");
 	exit(st);
 }
 
@@ -234,13 +247,14 @@ int main(int argc, char **argv)
 {
 	int c, md = 1, data = 1;
 
-	while ((c = getopt(argc, argv, "n:d:s:mDh")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:mDSh")) != -1) {
 		switch (c) {
 		case 'n': nfiles = atol(optarg); break;
 		case 'd': ndirs = atol(optarg); break;
 		case 's': data_mib = atoll(optarg); break;
 		case 'm': data = 0; break;
 		case 'D': md = 0; break;
+		case 'S': sync_phases = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}

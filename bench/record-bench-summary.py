@@ -11,7 +11,9 @@ from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 PH = ["create", "stat", "readdir", "open+read", "unlink", "write", "read", "readwarm"]
 MODES = ["all", "calls", "direct", "kernel"]
+MODES += [m + "-shm" for m in MODES]   # the trace on tmpfs
 PLL = {"all": "pll-never", "calls": "pll-never", "direct": "pll-never", "kernel": "pll-always"}
+PLL.update({m + "-shm": p for m, p in list(PLL.items())})
 rate = defaultdict(dict)    # (pin, variant, phase) -> {round: rate}
 trace = defaultdict(dict)   # (pin, variant, set) -> {round: (bytes, records, ops)}
 variants = []
@@ -63,7 +65,7 @@ for pin in pins:
             cells.append(fmt_mm(med(d.values())) if d else "-")
         print("| %s | %s |" % (v, " | ".join(cells)))
     print("\nUnits: metadata phases in operations/s (readdir: entries/s), data phases in MB/s.")
-    for base in ("native", "notrace-calls"):
+    for base in ("native", "notrace-calls", "notrace-kernel"):
         if base not in vs:
             continue
         print("\n### %s: ratio to %s (per round, median (min-max))\n" % (pin, base))
@@ -93,7 +95,8 @@ for pin in pins:
     print("|---|---|---:|---|")
     for m in MODES:
         # the --no-trace run of the same mode, else the default mode's
-        base = "notrace-" + m if "notrace-" + m in vs else "notrace-calls"
+        base = "notrace-" + m.replace("-shm", "")
+        base = base if base in vs else "notrace-calls"
         if m in vs and base in vs:
             for ph in phases:
                 r = ratio(pin, m, base, ph)

@@ -8,6 +8,9 @@
 #   native          the backing file system itself
 #   notrace-MODE    fstap record --no-trace --cache=MODE
 #   MODE            fstap record --cache=MODE (all, calls, direct, kernel)
+#   MODE-shm        the same with the trace on /dev/shm (tmpfs) instead of
+#                   the work directory's disk: separates the trace's disk
+#                   writes from the recorder's own cost
 #   loggedfs        loggedfs -f -l LOG, mounted over the directory
 #   pll-never       libfuse 3's example/passthrough_ll.c, -o cache=never
 #                   (timeouts 0), built from /usr/share/doc/libfuse3-dev/examples
@@ -23,7 +26,11 @@
 #   --files N         files in the metadata set (default 20000)
 #   --dirs N          directories (default 100)
 #   --data-mib N      size of the data set (default 512)
-#   --variants LIST   comma-separated (default: all of the above)
+#   --variants LIST   comma-separated (default: all of the above but -shm)
+#   --sets LIST       md,data (default both)
+#   --sync            sync before each metadata phase (mdphase -S): the
+#                     write-back of the files created does not land in a
+#                     later phase's time at random
 #   --pin LIST        pinned,unpinned (default both)
 #   --work DIR        scratch directory on the file system under test
 #                     (default /var/tmp/fstap-record-bench; emptied)
@@ -41,7 +48,7 @@
 set -u
 ROUNDS=2 FILES=20000 DIRS=100 DATA_MIB=512 PLL_FILES=${PLL_FILES:-15000}
 VARIANTS=native,notrace-calls,all,calls,direct,notrace-kernel,kernel,loggedfs,pll-never,pll-always
-PINS=pinned,unpinned
+PINS=pinned,unpinned SETS=md,data MDSYNC=
 WORK=/var/tmp/fstap-record-bench FSTAP=./fstap MDPHASE=./mdphase OUT=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--data-mib) DATA_MIB=$2; shift ;;
 	--variants) VARIANTS=$2; shift ;;
 	--pin) PINS=$2; shift ;;
+	--sets) SETS=$2; shift ;;
+	--sync) MDSYNC=-S ;;
 	--work) WORK=$2; shift ;;
 	--fstap) FSTAP=$2; shift ;;
 	--mdphase) MDPHASE=$2; shift ;;
@@ -112,7 +121,8 @@ run_set() {
 	local v=$1 pin=$2 set=$3 round=$4 ts= dir=$M files=$FILES log=$WORK/trace
 	local args
 	[ "$pin" = pinned ] && ts="taskset -c 0"
-	[ "$set" = md ] && args="-m -n" || args="-D -n"
+	[ "$set" = md ] && args="$MDSYNC -m -n" || args="-D -n"
+	case $v in *-shm) log=/dev/shm/fstap-record-bench.trace ;; esac
 	rm -rf "$B" "$log" "$WORK/lfs.log"
 	mkdir -p "$B" "$M"
 	case $v in
@@ -121,8 +131,8 @@ run_set() {
 	notrace-*)
 		$ts "$FSTAP" record -q --snapshot=none --no-trace --cache=${v#notrace-} "$B" "$M" &
 		DPID=$! ;;
-	all|calls|direct|kernel)
-		$ts "$FSTAP" record -q --snapshot=none -o "$log" --cache=$v "$B" "$M" &
+	all|calls|direct|kernel|all-shm|calls-shm|direct-shm|kernel-shm)
+		$ts "$FSTAP" record -q --snapshot=none -o "$log" --cache=${v%-shm} "$B" "$M" &
 		DPID=$! ;;
 	loggedfs)
 		dir=$B log=$WORK/lfs.log
@@ -150,9 +160,10 @@ run_set() {
 	fi
 	local bytes=0 recs=0
 	case $v in
-	all|calls|direct|kernel)
+	all|calls|direct|kernel|*-shm)
 		bytes=$(stat -c %s "$log")
-		recs=$("$FSTAP" info --json "$log" | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])') ;;
+		recs=$("$FSTAP" info --json "$log" | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
+		case $v in *-shm) rm -f "$log" ;; esac ;;
 	loggedfs)
 		bytes=$(stat -c %s "$log") recs=$(wc -l <"$log") ;;
 	esac
@@ -166,13 +177,13 @@ run_set() {
 printf 'round\tpin\tvariant\tset\tphase\tops\tseconds\trate\ttrace_bytes\ttrace_records\n' >"$RES"
 START=$(date +%s)
 {
-	echo "# $(date -u +%FT%TZ) $(uname -r) nproc=$(nproc) files=$FILES dirs=$DIRS data_mib=$DATA_MIB rounds=$ROUNDS pll_files=$PLL_FILES"
+	echo "# $(date -u +%FT%TZ) $(uname -r) nproc=$(nproc) files=$FILES dirs=$DIRS data_mib=$DATA_MIB rounds=$ROUNDS sets=$SETS sync=${MDSYNC:-no} pll_files=$PLL_FILES"
 	echo "# fstap $("$FSTAP" --version 2>/dev/null | head -1); backing $(df -T "$WORK" | awk 'NR==2{print $2" on "$1}')"
 } >"$OUT/env.txt"
 for r in $(seq "$ROUNDS"); do
 	for pin in ${PINS//,/ }; do
 		for v in ${VARIANTS//,/ }; do
-			for set in md data; do
+			for set in ${SETS//,/ }; do
 				run_set "$v" "$pin" "$set" "$r"
 			done
 			echo "record-bench.sh: round $r $pin $v done ($(( $(date +%s) - START )) s)" >&2

@@ -427,6 +427,27 @@ uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj)
 	return obj;
 }
 
+void itable_dirent_objs(struct itable *t, struct fstap_dirent *ents, uint32_t n)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&t->lock);
+	/*
+	 * The map is large and the entries' slots are random: fetch them all
+	 * first, so that the cache misses overlap instead of following each
+	 * other (the first listing of a large directory).
+	 */
+	for (i = 0; i < n; i++) {
+		uint64_t key = omap_key(t, t->dev, (ino_t)ents[i].ino);
+
+		__builtin_prefetch(&t->omap[(size_t)((key >> 1) * 0x9E3779B97F4A7C15ull) &
+					    (t->omap_cap - 1)]);
+	}
+	for (i = 0; i < n; i++)
+		ents[i].obj = omap_obj(t, omap_key(t, t->dev, (ino_t)ents[i].ino), false, NULL);
+	pthread_mutex_unlock(&t->lock);
+}
+
 int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
 {
 	unsigned tries;
@@ -443,6 +464,7 @@ int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
 
 		s->refs++;
 		s->referenced = true;
+		s->reused = true;
 		out->fd = s->fd;
 		out->slot = ri->slot;
 		pthread_mutex_unlock(&t->cache_lock);
@@ -478,6 +500,16 @@ int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
 			s->referenced = false;
 			continue;
 		}
+		/*
+		 * Scan resistance: the victim was never used again since it
+		 * came in, so the cache is being swept by more inodes than it
+		 * holds (a pass over a large tree). Replacing entries would then
+		 * make every access a miss; admit only one newcomer in 8, and
+		 * serve the others with a private descriptor, so that most of
+		 * the cache stays and hits on the next pass.
+		 */
+		if (s->owner && !s->reused && (t->admit++ & 7))
+			break;
 		if (s->owner) {
 			s->owner->slot = -1;
 			atomic_fetch_add_explicit(&t->cache_evictions, 1, memory_order_relaxed);
@@ -488,6 +520,7 @@ int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
 		s->fd = fd;
 		s->refs = 1;
 		s->referenced = true;
+		s->reused = false;
 		ri->slot = (int)i;
 		out->fd = fd;
 		out->slot = (int)i;
@@ -495,7 +528,7 @@ int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
 		return 0;
 	}
 	pthread_mutex_unlock(&t->cache_lock);
-	out->fd = fd;		/* every slot busy: a private descriptor */
+	out->fd = fd;		/* every slot busy, or not admitted: a private descriptor */
 	out->slot = -1;
 	return 0;
 }

@@ -20,6 +20,7 @@
  * (chmod, truncate, xattrs, access) go through /proc/self/fd/N.
  */
 #include <dirent.h>
+#include <linux/limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -184,12 +185,21 @@ static int do_setattr(struct pt_fs *fs, int lfd, int fd, const struct stat *a, i
 {
 	struct procpath pp;
 
+	/*
+	 * chown(path, -1, -1) changes only the ctime; the kernel sends it as a
+	 * setattr with nothing to set (FSTAP_SET_CTIME with a writeback
+	 * cache). fchownat(-1, -1) is how the backing file system does it.
+	 */
+	bool ctime_only = !(valid & (FSTAP_SET_MODE | FSTAP_SET_UID | FSTAP_SET_GID |
+				     FSTAP_SET_SIZE | FSTAP_SET_ATIME | FSTAP_SET_MTIME |
+				     FSTAP_SET_ATIME_NOW | FSTAP_SET_MTIME_NOW));
+
 	if (valid & FSTAP_SET_MODE) {
 		if (fd >= 0 ? fchmod(fd, a->st_mode & 07777)
 			    : fchmodat(fs->proc_fd, procpath(&pp, lfd) + 14, a->st_mode & 07777, 0))
 			return -errno;
 	}
-	if (valid & (FSTAP_SET_UID | FSTAP_SET_GID)) {
+	if ((valid & (FSTAP_SET_UID | FSTAP_SET_GID)) || ctime_only) {
 		uid_t u = (valid & FSTAP_SET_UID) ? a->st_uid : (uid_t)-1;
 		gid_t g = (valid & FSTAP_SET_GID) ? a->st_gid : (gid_t)-1;
 
@@ -638,9 +648,12 @@ int pt_access(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri, int 
 }
 
 /*
- * xattr calls take a path: /proc/self/fd/N reaches the inode itself. A
- * symlink's own xattrs cannot be reached this way (the l* calls would act on
- * the /proc link), see NEEDSWORK below.
+ * xattr calls take a path: /proc/self/fd/N reaches the inode itself. For a
+ * symlink (an O_PATH descriptor opened with O_NOFOLLOW), following the /proc
+ * magic link lands on the symlink itself, not on its target, so its own
+ * xattrs (trusted.*, security.*) are served like any other inode's. The VFS
+ * has already refused user.* on symlinks and trusted.* to unprivileged
+ * callers (xattr_permission), before the request reached us.
  */
 int pt_setxattr(struct pt_fs *fs, struct rinode *ri, const char *name, const void *value,
 		size_t size, int flags)
@@ -649,8 +662,6 @@ int pt_setxattr(struct pt_fs *fs, struct rinode *ri, const char *name, const voi
 	struct fdlease l;
 	int ret;
 
-	if (ri->type == S_IFLNK)
-		return -EPERM;	/* NEEDSWORK: trusted.* xattrs on symlinks */
 	ret = fdc_get(&fs->it, ri, &l);
 	if (ret < 0)
 		return ret;
@@ -667,8 +678,6 @@ ssize_t pt_getxattr(struct pt_fs *fs, struct rinode *ri, const char *name, void 
 	ssize_t n;
 	int ret;
 
-	if (ri->type == S_IFLNK)
-		return -ENODATA;
 	ret = fdc_get(&fs->it, ri, &l);
 	if (ret < 0)
 		return ret;
@@ -679,22 +688,57 @@ ssize_t pt_getxattr(struct pt_fs *fs, struct rinode *ri, const char *name, void 
 	return n;
 }
 
-ssize_t pt_listxattr(struct pt_fs *fs, struct rinode *ri, char *list, size_t size)
+/*
+ * Removes the trusted.* names from a list of n bytes, as the backing file
+ * system does for a caller without CAP_SYS_ADMIN (the daemon has it).
+ * Returns the new length.
+ */
+static size_t drop_trusted(char *list, size_t n)
 {
+	size_t in = 0, out = 0;
+
+	while (in < n) {
+		size_t len = strnlen(list + in, n - in) + 1;
+
+		if (strncmp(list + in, "trusted.", 8) != 0) {
+			memmove(list + out, list + in, len);
+			out += len;
+		}
+		in += len;
+	}
+	return out;
+}
+
+ssize_t pt_listxattr(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri,
+		     char *list, size_t size)
+{
+	char all[XATTR_LIST_MAX];
 	struct procpath pp;
 	struct fdlease l;
 	ssize_t n;
 	int ret;
 
-	if (ri->type == S_IFLNK)
-		return 0;
 	ret = fdc_get(&fs->it, ri, &l);
 	if (ret < 0)
 		return ret;
-	n = listxattr(procpath(&pp, l.fd), list, size);
-	if (n < 0)
-		n = -errno;
+	if (!c || c->uid == 0 || !pt_is_root) {
+		n = listxattr(procpath(&pp, l.fd), list, size);
+		if (n < 0)
+			n = -errno;
+		fdc_put(&fs->it, &l);
+		return n;
+	}
+	/* an unprivileged caller: the whole list, filtered, then sized */
+	n = listxattr(procpath(&pp, l.fd), all, sizeof(all));
 	fdc_put(&fs->it, &l);
+	if (n < 0)
+		return -errno;
+	n = (ssize_t)drop_trusted(all, (size_t)n);
+	if (size == 0)
+		return n;
+	if ((size_t)n > size)
+		return -ERANGE;
+	memcpy(list, all, (size_t)n);
 	return n;
 }
 
@@ -704,8 +748,6 @@ int pt_removexattr(struct pt_fs *fs, struct rinode *ri, const char *name)
 	struct fdlease l;
 	int ret;
 
-	if (ri->type == S_IFLNK)
-		return -ENODATA;
 	ret = fdc_get(&fs->it, ri, &l);
 	if (ret < 0)
 		return ret;

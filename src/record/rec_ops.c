@@ -797,6 +797,22 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 	}
 }
 
+/* Object ids of the listed entries, without assigning new ones: one table lock for all. */
+static void readdir_known_objects(struct rec_session *s, const struct fstap_rec *r,
+				  struct scratch *sc, uint32_t n)
+{
+	uint32_t i;
+
+	itable_dirent_objs(&s->fs.it, sc->ents, n);
+	for (i = 0; i < n; i++) {	/* ".": the directory itself; "..": not named */
+		struct fstap_dirent *ent = &sc->ents[i];
+
+		if (ent->name.len <= 2 && ent->name.ptr[0] == '.' &&
+		    (ent->name.len == 1 || ent->name.ptr[1] == '.'))
+			ent->obj = ent->name.len == 1 ? r->obj : 0;
+	}
+}
+
 static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			struct fuse_file_info *fi)
 {
@@ -851,23 +867,33 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (ret < 0 && pos > 0)
 		ret = 0;	/* return what was read; the error comes again next time */
 	rq_end(&q, ret < 0 ? ret : (int64_t)n);
-	/* the record is completed before the reply: then a RELEASEDIR may free d */
+	/*
+	 * What needs d is done before the reply: after it, a RELEASEDIR may
+	 * free d. That is the id, and with --snapshot=touched the state of new
+	 * entries (read through the directory's descriptor). Otherwise the
+	 * entries' object ids are looked up after the reply, off the
+	 * application's wait (the names are in this thread's scratch).
+	 */
 	if (on) {
 		q.r.fh = d->id;
 		q.r.offset = (uint64_t)off;
 		q.r.size = size;
-		if (ret >= 0) {
-			readdir_objects(s, d, &q.r, sc, n, touched);
-			q.r.nentries = n;
-			q.r.entries = sc->ents;
-		}
+		if (ret >= 0 && touched)
+			readdir_objects(s, d, &q.r, sc, n, true);
 	}
 	if (ret < 0)
 		fuse_reply_err(req, -ret);
 	else
 		fuse_reply_buf(req, sc->dbuf, pos);
-	if (on)
-		rq_emit(&q);
+	if (!on)
+		return;
+	if (ret >= 0) {
+		if (!touched)
+			readdir_known_objects(s, &q.r, sc, n);
+		q.r.nentries = n;
+		q.r.entries = sc->ents;
+	}
+	rq_emit(&q);
 }
 
 static void rec_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -999,7 +1025,11 @@ static void rec_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct scratch *sc = scratch_get(size);
 	struct rq q;
 	bool on = rq_begin(&q, req, FSTAP_OP_LISTXATTR, ri);
-	ssize_t ret = sc ? pt_listxattr(&s->fs, ri, size ? sc->io : NULL, size) : -ENOMEM;
+	struct pt_cred c;
+	ssize_t ret;
+
+	cred_of(req, &c);
+	ret = sc ? pt_listxattr(&s->fs, &c, ri, size ? sc->io : NULL, size) : -ENOMEM;
 
 	rq_end(&q, ret);
 	if (ret < 0)

@@ -64,6 +64,7 @@ struct fdslot {
 	int fd;
 	uint32_t refs;
 	bool referenced;	/* clock bit */
+	bool reused;		/* hit since the owner was put in */
 };
 
 struct objmap_slot {
@@ -90,7 +91,7 @@ struct itable {
 
 	pthread_mutex_t cache_lock;
 	struct fdslot *slots;	/* cache_lock */
-	unsigned nslots, hand;	/* cache_lock */
+	unsigned nslots, hand, admit;	/* cache_lock */
 	atomic_ulong cache_opens, cache_hits, cache_evictions;
 };
 
@@ -112,6 +113,8 @@ void itable_forget(struct itable *t, struct rinode *ri, uint64_t n);
 void itable_unhash(struct itable *t, dev_t dev, ino_t ino);
 /* The object id of a backing inode, assigning one (for readdir and snapshots). */
 uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj);
+/* The object ids of n listed entries (0: not known yet), under one lock. */
+void itable_dirent_objs(struct itable *t, struct fstap_dirent *ents, uint32_t n);
 
 int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out);
 void fdc_put(struct itable *t, struct fdlease *l);
@@ -218,7 +221,9 @@ int pt_setxattr(struct pt_fs *fs, struct rinode *ri, const char *name, const voi
 /* Returns the value's size (size 0: only the size) or -errno. */
 ssize_t pt_getxattr(struct pt_fs *fs, struct rinode *ri, const char *name, void *value,
 		    size_t size);
-ssize_t pt_listxattr(struct pt_fs *fs, struct rinode *ri, char *list, size_t size);
+/* c: the caller; trusted.* names are listed only to root, as the backing FS does. */
+ssize_t pt_listxattr(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri,
+		     char *list, size_t size);
 int pt_removexattr(struct pt_fs *fs, struct rinode *ri, const char *name);
 int pt_fallocate(uint64_t fh, int mode, off_t off, off_t len);
 ssize_t pt_copy_file_range(uint64_t fh_in, off_t off_in, uint64_t fh_out, off_t off_out,

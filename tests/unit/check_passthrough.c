@@ -132,7 +132,7 @@ START_TEST(test_passthrough_setattr_and_xattrs)
 	ck_assert_int_eq(pt_getxattr(&fs, e.ri, "user.k", val, sizeof(val)), 2);
 	ck_assert(!memcmp(val, "v1", 2));
 	ck_assert_int_eq(pt_getxattr(&fs, e.ri, "user.k", val, 1), -ERANGE);
-	ck_assert_int_ge(pt_listxattr(&fs, e.ri, list, sizeof(list)), 7);
+	ck_assert_int_ge(pt_listxattr(&fs, NULL, e.ri, list, sizeof(list)), 7);
 	ck_assert_int_eq(pt_removexattr(&fs, e.ri, "user.k"), 0);
 	ck_assert_int_eq(pt_removexattr(&fs, e.ri, "user.k"), -ENODATA);
 	ck_assert_int_eq(pt_fallocate(fh, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096),
@@ -144,6 +144,67 @@ START_TEST(test_passthrough_setattr_and_xattrs)
 		ck_assert_int_eq(off, 0);
 	}
 	pt_release(fh);
+}
+END_TEST
+
+/* A symlink's own trusted.* xattrs (root only), not its target's. */
+START_TEST(test_passthrough_symlink_xattrs)
+{
+	struct pt_entry e, t;
+	struct pt_cred user = { .uid = 65534, .gid = 65534 };
+	char val[16], list[128], path[128];
+	uint64_t fh;
+	ssize_t n;
+
+	if (geteuid() != 0)
+		return;		/* trusted.* needs CAP_SYS_ADMIN */
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "tgt", 0644, O_RDWR, &t, &fh), 0);
+	pt_release(fh);
+	ck_assert_int_eq(pt_symlink(&fs, NULL, "tgt", pt_root(&fs), "lnk", &e), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, e.ri, "trusted.s", "on-link", 7, XATTR_CREATE), 0);
+	ck_assert_int_eq(pt_getxattr(&fs, e.ri, "trusted.s", val, sizeof(val)), 7);
+	ck_assert(!memcmp(val, "on-link", 7));
+	/* on the link itself: the target has none */
+	ck_assert_int_eq(pt_getxattr(&fs, t.ri, "trusted.s", val, sizeof(val)), -ENODATA);
+	snprintf(path, sizeof(path), "%s/lnk", tmpdir);
+	ck_assert_int_eq(lgetxattr(path, "trusted.s", val, sizeof(val)), 7);
+	n = pt_listxattr(&fs, NULL, e.ri, list, sizeof(list));
+	ck_assert_int_eq(n, 10);
+	ck_assert_str_eq(list, "trusted.s");
+	/* an unprivileged caller does not see trusted.* names */
+	ck_assert_int_eq(pt_listxattr(&fs, &user, e.ri, NULL, 0), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, t.ri, "trusted.a", "1", 1, 0), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, t.ri, "user.b", "1", 1, 0), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, t.ri, "trusted.c", "1", 1, 0), 0);
+	ck_assert_int_eq(pt_listxattr(&fs, &user, t.ri, NULL, 0), 7);
+	ck_assert_int_eq(pt_listxattr(&fs, &user, t.ri, list, 6), -ERANGE);
+	ck_assert_int_eq(pt_listxattr(&fs, &user, t.ri, list, 7), 7);
+	ck_assert_str_eq(list, "user.b");
+	ck_assert_int_eq(pt_listxattr(&fs, NULL, t.ri, NULL, 0), 7 + 10 + 10);
+	ck_assert_int_eq(pt_removexattr(&fs, e.ri, "trusted.s"), 0);
+	ck_assert_int_eq(pt_removexattr(&fs, e.ri, "trusted.s"), -ENODATA);
+}
+END_TEST
+
+/* A setattr with nothing to set is chown(-1, -1): the ctime changes. */
+START_TEST(test_passthrough_setattr_ctime_only)
+{
+	struct pt_entry e;
+	struct stat a, st, before;
+	uint64_t fh;
+
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "c", 0644, O_RDWR, &e, &fh), 0);
+	pt_release(fh);
+	ck_assert_int_eq(pt_getattr(&fs, e.ri, &before), 0);
+	usleep(20000);
+	memset(&a, 0, sizeof(a));
+	ck_assert_int_eq(pt_setattr(&fs, e.ri, -1, &a, 0, &st), 0);
+	ck_assert(st.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+		  st.st_ctim.tv_nsec != before.st_ctim.tv_nsec);
+	ck_assert_int_eq(st.st_mtim.tv_sec, before.st_mtim.tv_sec);
+	ck_assert_int_eq(st.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+	ck_assert_int_eq(st.st_uid, before.st_uid);
+	ck_assert_int_eq(st.st_mode, before.st_mode);
 }
 END_TEST
 
@@ -208,6 +269,8 @@ static Suite *passthrough_suite(void)
 	tcase_add_test(tc, test_passthrough_errors);
 	tcase_add_test(tc, test_passthrough_rename_flags_link_symlink);
 	tcase_add_test(tc, test_passthrough_setattr_and_xattrs);
+	tcase_add_test(tc, test_passthrough_symlink_xattrs);
+	tcase_add_test(tc, test_passthrough_setattr_ctime_only);
 	tcase_add_test(tc, test_passthrough_readdir_order);
 	tcase_add_test(tc, test_passthrough_fd_cache_bounded);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,133 @@
+#!/bin/bash
+# record-ab.sh: the metadata set of bench/mdphase on a few recorder command
+# lines, pinned (taskset -c 0 for the daemon and mdphase), interleaved
+# round-robin, a fresh mount per run. For short A/B comparisons (two fstap
+# binaries, the trace on two disks, --no-trace against recording) that
+# record-bench.sh's fixed variants do not cover. Prints one line per run and
+# phase (round, label, phase, rate) on stdout, then a table of medians
+# (min-max) and, with --ratio, per-round ratios.
+#
+# usage: bench/record-ab.sh [options] VARIANT...
+#   VARIANT           LABEL=FSTAP ARGS...: "FSTAP record -q --snapshot=none
+#                     ARGS BACKING MNT" (ARGS split on blanks; the word TRACE
+#                     in ARGS stands for a trace file in --trace-dir)
+#                     native, pll-never, pll-always: as in record-bench.sh
+#   --rounds N        rounds (default 3)
+#   --files N         files (default 20000; pll-* at most 15000)
+#   --dirs N          directories (default 100)
+#   --sync            mdphase -S: sync before each phase
+#   --ratio A/B       also print the per-round ratio of rates of label A to B
+#                     (repeatable)
+#   --work DIR        scratch directory (default /var/tmp/fstap-record-ab)
+#   --trace-dir DIR   where TRACE goes (default WORK)
+#   --mdphase PATH    default ./mdphase
+#
+# example (trace on the same disk vs on tmpfs vs none):
+#   bench/record-ab.sh --rounds 5 --ratio disk/none --ratio shm/none \
+#     "none=./fstap --no-trace --cache=calls" "disk=./fstap -o TRACE --cache=calls" \
+#     "shm=./fstap -o /dev/shm/ab.trace --cache=calls"
+set -u
+ROUNDS=3 FILES=20000 DIRS=100 SYNC= WORK=/var/tmp/fstap-record-ab TDIR= MDPHASE=./mdphase
+RATIOS=()
+VARS=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; shift ;;
+	--files) FILES=$2; shift ;;
+	--dirs) DIRS=$2; shift ;;
+	--sync) SYNC=-S ;;
+	--ratio) RATIOS+=("$2"); shift ;;
+	--work) WORK=$2; shift ;;
+	--trace-dir) TDIR=$2; shift ;;
+	--mdphase) MDPHASE=$2; shift ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "record-ab.sh: unknown option $1" >&2; exit 2 ;;
+	*) VARS+=("$1") ;;
+	esac
+	shift
+done
+[ ${#VARS[@]} -gt 0 ] || { echo "record-ab.sh: no variant" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "record-ab.sh: needs root" >&2; exit 1; }
+MDPHASE=$(readlink -f "$MDPHASE")
+mkdir -p "$WORK" || exit 1
+TDIR=${TDIR:-$WORK}
+B=$WORK/back M=$WORK/mnt RES=$WORK/ab.tsv
+: >"$RES"
+DPID=
+cleanup() {	# unmount, let the daemon finish (the trace's footer), else stop it
+	local i
+	mountpoint -q "$M" 2>/dev/null && { fusermount3 -u "$M" 2>/dev/null || umount -l "$M"; }
+	if [ -n "$DPID" ]; then
+		for i in $(seq 100); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
+		kill -0 "$DPID" 2>/dev/null && kill "$DPID"
+		wait "$DPID" 2>/dev/null
+	fi
+	DPID=
+}
+trap 'cleanup; exit 130' INT TERM
+trap cleanup EXIT
+
+PLL=
+EX=/usr/share/doc/libfuse3-dev/examples
+for v in "${VARS[@]}"; do
+	case $v in pll-*)
+		[ -n "$PLL" ] && continue
+		gcc -O2 -w -I$EX -o "$WORK/passthrough_ll" $EX/passthrough_ll.c \
+			$(pkg-config --cflags --libs fuse3) || exit 1
+		PLL=$WORK/passthrough_ll ;;
+	esac
+done
+
+for r in $(seq "$ROUNDS"); do
+	for v in "${VARS[@]}"; do
+		label=${v%%=*} dir=$M n=$FILES
+		rm -rf "$B" "$TDIR/ab.trace"
+		mkdir -p "$B" "$M"
+		case $v in
+		native) dir=$B ;;
+		pll-never|pll-always)
+			o=cache=never
+			[ "$v" = pll-always ] && o=cache=always,writeback
+			[ "$n" -gt 15000 ] && n=15000
+			taskset -c 0 "$PLL" -f -o allow_other,source="$B",$o "$M" 2>/dev/null &
+			DPID=$! ;;
+		*=*)
+			read -r -a cmd <<<"${v#*=}"
+			for i in "${!cmd[@]}"; do [ "${cmd[$i]}" = TRACE ] && cmd[$i]=$TDIR/ab.trace; done
+			taskset -c 0 "${cmd[0]}" record -q --snapshot=none "${cmd[@]:1}" "$B" "$M" &
+			DPID=$! ;;
+		*) echo "record-ab.sh: bad variant $v" >&2; exit 2 ;;
+		esac
+		if [ -n "$DPID" ]; then
+			for i in $(seq 100); do mountpoint -q "$M" && break; sleep 0.1; done
+		fi
+		taskset -c 0 "$MDPHASE" $SYNC -m -n "$n" -d "$DIRS" "$dir" |
+			awk -v r="$r" -v l="$label" '{print r "\t" l "\t" $1 "\t" $4}' | tee -a "$RES"
+		cleanup
+		rm -f "$TDIR/ab.trace"
+	done
+done
+python3 - "$RES" "${RATIOS[@]}" <<'PY'
+import csv, statistics, sys
+from collections import defaultdict
+d = defaultdict(dict)
+labels = []
+for r, l, ph, rate in csv.reader(open(sys.argv[1]), delimiter="\t"):
+    d[(l, ph)][r] = float(rate)
+    if l not in labels:
+        labels.append(l)
+phs = [p for p in ("create", "stat", "readdir", "open+read", "unlink") if any(k[1] == p for k in d)]
+print("\n| variant | " + " | ".join(phs) + " |\n|---|" + "---:|" * len(phs))
+for l in labels:
+    print("| %s | " % l + " | ".join("%.0f (%.0f-%.0f)" % (statistics.median(d[(l, p)].values()),
+          min(d[(l, p)].values()), max(d[(l, p)].values())) for p in phs) + " |")
+if sys.argv[2:]:
+    print("\nper-round ratio of rates, median (min-max):\n\n| ratio | " + " | ".join(phs) + " |\n|---|" + "---:|" * len(phs))
+for pair in sys.argv[2:]:
+    a, b = pair.split("/")
+    cells = []
+    for p in phs:
+        x = sorted(d[(a, p)][k] / d[(b, p)][k] for k in d[(a, p)] if k in d[(b, p)])
+        cells.append("%.2f (%.2f-%.2f)" % (statistics.median(x), x[0], x[-1]) if x else "-")
+    print("| %s / %s | " % (a, b) + " | ".join(cells) + " |")
+PY
