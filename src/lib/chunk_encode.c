@@ -53,7 +53,7 @@ static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_b
 			break;
 		uint32_t idx = enc->name_slot[slot];
 
-		if (enc->name_len[idx] == n.len &&
+		if (enc->name_hash[idx] == h && enc->name_len[idx] == n.len &&
 		    (!n.len || !memcmp(enc->buf + enc->name_off[idx], n.ptr, n.len)))
 			return put_varint(p, (uint64_t)idx << 1 | 1);
 	}
@@ -61,6 +61,7 @@ static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_b
 	if (enc->nnames < FSTAP_CHUNK_NAMES_MAX && i < NAME_SLOTS) {
 		enc->name_off[enc->nnames] = (uint32_t)(p - enc->buf);
 		enc->name_len[enc->nnames] = n.len;
+		enc->name_hash[enc->nnames] = h;
 		enc->name_slot[slot] = enc->nnames;
 		enc->name_slot_gen[slot] = enc->generation;
 		enc->nnames++;
