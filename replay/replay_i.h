@@ -185,6 +185,7 @@ struct rp_task {
 	uint32_t ns_gen;		/* namespace generation (directory cache) */
 	bool absorbed;			/* a lookup or getattr the next op reproduces */
 	bool eof_read;			/* a getattr that stands for a read at end of file */
+	bool after_create;		/* a getattr of the file its thread's previous record created */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
@@ -245,6 +246,8 @@ bool rp_path_ok(const char *path);
 bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next);
 /* Whether getattr g (without a handle) is the permission check of next. */
 bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next);
+/* Whether getattr g (without a handle) is the open's check after create prev. */
+bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g);
 
 /*
  * Classifies t (a lookup or getattr) from its thread's neighbours, linked

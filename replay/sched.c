@@ -260,6 +260,23 @@ bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *n)
 	}
 }
 
+/*
+ * open(O_CREAT) that creates the file reaches FUSE as CREATE and then, when
+ * attributes are not cached, a GETATTR of the new file: the attributes the
+ * CREATE returned are stale at once, and the open's own permission check
+ * after the create (may_open() in do_open(), fs/namei.c; fuse_permission()
+ * refreshes stale attributes under default_permissions) asks for them
+ * again. So the GETATTR of the created file right after a successful
+ * CREATE in the same thread is part of that open(), which the replay
+ * issues; the application's stat() or fstat() of the new file would be a
+ * second GETATTR after it.
+ */
+bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g)
+{
+	return prev->op == FSTAP_OP_CREATE && prev->result >= 0 && prev->child &&
+	       prev->child == g->obj && !g->fh;
+}
+
 /* ---- heap on (start_ns, fileidx) ---------------------------------------- */
 
 static bool before(const struct rp_task *a, const struct rp_task *b)
@@ -918,7 +935,12 @@ void rp_classify(bool attr_stale, struct rp_task *t)
 	case FSTAP_OP_GETATTR:
 		t->eof_read = false;
 		if (!c->fh) {
-			t->absorbed = attr_stale && n && rp_getattr_absorbed(c, &n->rec);
+			/* The previous record leaves the list when dispatched: keep
+			 * what was found while it was there. */
+			if (t->tprev)
+				t->after_create = rp_getattr_after_create(&t->tprev->rec, c);
+			t->absorbed = attr_stale && (t->after_create ||
+						     (n && rp_getattr_absorbed(c, &n->rec)));
 			break;
 		}
 		t->absorbed = true;
@@ -963,8 +985,10 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 	if (t->tprev)
 		rp_classify(r->attr_stale, t->tprev);
 	rp_classify(r->attr_stale, t);
+	/* getattrs after t: with a handle (their read), or right after it
+	 * (the create before them) */
 	for (q = t->tnext, i = 0; q && i < EOF_SCAN; q = q->tnext, i++)
-		if (q->rec.op == FSTAP_OP_GETATTR && q->rec.fh)
+		if (q->rec.op == FSTAP_OP_GETATTR && (q->rec.fh || !i))
 			rp_classify(r->attr_stale, q);
 }
 

@@ -198,6 +198,55 @@ START_TEST(test_classify_getattr_permission)
 }
 END_TEST
 
+/*
+ * open(O_CREAT) that creates the file: CREATE, then the open's permission
+ * check of the new file (its attributes are stale at once), a GETATTR:
+ * absorbed. examples/mixed's copier: the read of the source follows.
+ */
+START_TEST(test_classify_getattr_after_create)
+{
+	struct rp_task *l, *pc, *st;
+
+	l = thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("f"),
+				    .result = -ENOENT });
+	thr((struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 1, .name = B("f"), .child = 7, .fh = 2 });
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 7 });
+	st = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 7 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 5, .fh = 3 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 5, .fh = 3, .size = 4096, .result = 4096 });
+	classify_all(true);
+	ck_assert(l->absorbed);		/* the create's walk */
+	ck_assert(pc->absorbed);	/* the open's check after the create */
+	ck_assert(!st->absorbed);	/* a second getattr: the application's stat() */
+	/* kept once the create has left the thread's list (dispatched) */
+	pc->tprev = NULL;
+	rp_classify(true, pc);
+	ck_assert(pc->absorbed);
+	pc->tprev = cls[1];
+	classify_all(false);		/* attributes cached: no check, a stat() */
+	ck_assert(!pc->absorbed);
+	/* a getattr of another object after the create is a stat() */
+	pc->rec.obj = 8;
+	classify_all(true);
+	ck_assert(!pc->absorbed);
+	pc->rec.obj = 7;
+	/* a failed create opened nothing */
+	cls[1]->rec.result = -EEXIST;
+	classify_all(true);
+	ck_assert(!pc->absorbed);
+	cls[1]->rec.result = 0;
+	/* nor is a getattr with a handle (never a stat) affected by the rule */
+	ck_assert(!rp_getattr_after_create(&cls[1]->rec,
+					   &(struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 7, .fh = 2 }));
+	ck_assert(rp_getattr_after_create(&cls[1]->rec, &pc->rec));
+	/* mkdir does not open what it made */
+	cls[1]->rec.op = FSTAP_OP_MKDIR;
+	classify_all(true);
+	ck_assert(!pc->absorbed);
+	thr_reset();
+}
+END_TEST
+
 /* Getattrs with a handle: size refreshes, never issued, except at end of file. */
 START_TEST(test_classify_getattr_handle)
 {
@@ -533,6 +582,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_classify_lookups_issued);
 	tcase_add_test(tc, test_classify_getattr_permission);
 	tcase_add_test(tc, test_classify_getattr_handle);
+	tcase_add_test(tc, test_classify_getattr_after_create);
 	tcase_add_test(tc, test_sched_option_parsing);
 	tcase_add_test(tc, test_sched_map);
 	tcase_add_test(tc, test_sched_task_copy);
