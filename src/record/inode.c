@@ -401,20 +401,43 @@ void itable_forget(struct itable *t, struct rinode *ri, uint64_t n)
 	}
 }
 
-void itable_unhash(struct itable *t, dev_t dev, ino_t ino)
+static void unhash_locked(struct itable *t, dev_t dev, ino_t ino)
 {
 	struct rinode *ri;
 	size_t i;
 	uint64_t key = omap_key(t, dev, ino);
 
-	pthread_mutex_lock(&t->lock);
 	ri = hash_find(t, dev, ino);
 	if (ri && ri != &t->root && ri->hashed)
 		hash_remove(t, ri);
 	i = omap_find(t, key, false);
 	if (t->omap[i].key == key)
 		t->omap[i].key = OMAP_TOMB;
+}
+
+void itable_unhash(struct itable *t, dev_t dev, ino_t ino)
+{
+	pthread_mutex_lock(&t->lock);
+	unhash_locked(t, dev, ino);
 	pthread_mutex_unlock(&t->lock);
+}
+
+int itable_remove_name(struct itable *t, int parent_fd, const char *name, int flags,
+		       dev_t dev, ino_t ino)
+{
+	int ret;
+
+	/*
+	 * Under the table lock, so that no other thread can look up an inode
+	 * that reuses this number (a mkdir right after the rmdir) between the
+	 * removal and the unhash, and be given the old, stale identity.
+	 */
+	pthread_mutex_lock(&t->lock);
+	ret = unlinkat(parent_fd, name, flags) < 0 ? -errno : 0;
+	if (!ret)
+		unhash_locked(t, dev, ino);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
 }
 
 uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj)

@@ -365,9 +365,10 @@ static int remove_entry(struct pt_fs *fs, struct rinode *parent, const char *nam
 	if (ret < 0)
 		return ret;
 	known = fstatat(l.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	ret = unlinkat(l.fd, name, flags) < 0 ? -errno : 0;
-	if (!ret && known)
-		victim_gone(fs, &st);
+	if (known && (S_ISDIR(st.st_mode) || st.st_nlink <= 1))
+		ret = itable_remove_name(&fs->it, l.fd, name, flags, st.st_dev, st.st_ino);
+	else
+		ret = unlinkat(l.fd, name, flags) < 0 ? -errno : 0;
 	fdc_put(&fs->it, &l);
 	return ret;
 }

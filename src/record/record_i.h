@@ -111,6 +111,12 @@ void itable_ref(struct itable *t, struct rinode *ri);
 void itable_forget(struct itable *t, struct rinode *ri, uint64_t n);
 /* The backing inode (dev, ino) was deleted: forget its name and object id. */
 void itable_unhash(struct itable *t, dev_t dev, ino_t ino);
+/*
+ * unlinkat(parent_fd, name, flags), then forget (dev, ino)'s identity,
+ * atomically with respect to lookups. 0 or -errno.
+ */
+int itable_remove_name(struct itable *t, int parent_fd, const char *name, int flags,
+		       dev_t dev, ino_t ino);
 /* The object id of a backing inode, assigning one (for readdir and snapshots). */
 uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj);
 /* The object ids of n listed entries (0: not known yet), under one lock. */
