@@ -440,6 +440,20 @@ int itable_remove_name(struct itable *t, int parent_fd, const char *name, int fl
 	return ret;
 }
 
+int itable_rename_over(struct itable *t, int fd, const char *name, int newfd,
+		       const char *newname, unsigned flags, dev_t dev, ino_t ino)
+{
+	int ret;
+
+	/* As itable_remove_name, for the inode a rename replaces. */
+	pthread_mutex_lock(&t->lock);
+	ret = renameat2(fd, name, newfd, newname, flags) < 0 ? -errno : 0;
+	if (!ret)
+		unhash_locked(t, dev, ino);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
 uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj)
 {
 	uint64_t obj;

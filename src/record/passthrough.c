@@ -347,13 +347,6 @@ int pt_link(struct pt_fs *fs, struct rinode *ri, struct rinode *newparent,
 	return ret;
 }
 
-/* The name (pfd, name) is gone: if that was the inode's last name, forget its identity. */
-static void victim_gone(struct pt_fs *fs, const struct stat *st)
-{
-	if (S_ISDIR(st->st_mode) || st->st_nlink <= 1)
-		itable_unhash(&fs->it, st->st_dev, st->st_ino);
-}
-
 static int remove_entry(struct pt_fs *fs, struct rinode *parent, const char *name, int flags)
 {
 	struct fdlease l;
@@ -403,9 +396,11 @@ int pt_rename(struct pt_fs *fs, struct rinode *parent, const char *name,
 		fstatat(nl.fd, newname, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
 		fstatat(l.fd, name, &src, AT_SYMLINK_NOFOLLOW) == 0 &&
 		!(src.st_ino == dst.st_ino && src.st_dev == dst.st_dev);
-	ret = renameat2(l.fd, name, nl.fd, newname, flags) < 0 ? -errno : 0;
-	if (!ret && have_dst)
-		victim_gone(fs, &dst);
+	if (have_dst && (S_ISDIR(dst.st_mode) || dst.st_nlink <= 1))
+		ret = itable_rename_over(&fs->it, l.fd, name, nl.fd, newname, flags,
+					 dst.st_dev, dst.st_ino);
+	else
+		ret = renameat2(l.fd, name, nl.fd, newname, flags) < 0 ? -errno : 0;
 	fdc_put(&fs->it, &nl);
 	fdc_put(&fs->it, &l);
 	return ret;

@@ -117,6 +117,9 @@ void itable_unhash(struct itable *t, dev_t dev, ino_t ino);
  */
 int itable_remove_name(struct itable *t, int parent_fd, const char *name, int flags,
 		       dev_t dev, ino_t ino);
+/* renameat2 over an inode (dev, ino) that it replaces, likewise. */
+int itable_rename_over(struct itable *t, int fd, const char *name, int newfd,
+		       const char *newname, unsigned flags, dev_t dev, ino_t ino);
 /* The object id of a backing inode, assigning one (for readdir and snapshots). */
 uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj);
 /* The object ids of n listed entries (0: not known yet), under one lock. */
