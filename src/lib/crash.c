@@ -102,8 +102,6 @@ static void crash_handler(int sig, siginfo_t *si, void *ucontext)
 {
 	if (!in_crash) {
 		in_crash = 1;
-		if (crash_hook)
-			crash_hook(crash_hook_arg);
 		out("fstap: fatal signal ");
 		out_dec((unsigned long)sig);
 		out(" (");
@@ -117,6 +115,9 @@ static void crash_handler(int sig, siginfo_t *si, void *ucontext)
 		}
 		out("\nbacktrace:\n");
 		print_backtrace(ucontext);
+		/* last, so that what happened while printing is saved too */
+		if (crash_hook)
+			crash_hook(crash_hook_arg);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);

@@ -35,10 +35,12 @@ RECORD_TESTS = \
 	tests/integration/t1010-record-nonroot.sh \
 	tests/integration/t1020-record-load.sh \
 	tests/integration/t1030-record-crash.sh \
+	tests/integration/t1031-record-crash-hook.sh \
 	tests/integration/t1040-record-modes.sh \
 	tests/integration/t1050-record-many-files.sh \
 	tests/integration/t1060-record-disk-full.sh \
-	tests/integration/t1070-record-posix-edges.sh
+	tests/integration/t1070-record-posix-edges.sh \
+	tests/integration/t1080-record-pid-reuse.sh
 TESTS += $(RECORD_TESTS)
 EXTRA_DIST += $(RECORD_TESTS) tests/integration/lib-record.sh \
 	tests/integration/record-tools.py docs/recording.md bench/record-mdbench.py

@@ -130,10 +130,16 @@ static inline bool rq_begin(struct rq *q, fuse_req_t req, unsigned op, struct ri
 	if (!s->rb)
 		return false;
 	memset(&q->r, 0, sizeof(q->r));
-	q->t0 = rec_now_ns();
 	ctx = fuse_req_ctx(req);
 	q->r.op = (uint16_t)op;
 	q->r.tid = (uint32_t)ctx->pid;
+	/*
+	 * Before the reply, while the caller waits for it: a short-lived
+	 * process may be gone as soon as it has its answer. Before t0, so that
+	 * a thread's one /proc read is not part of its first request's time.
+	 */
+	q->r.pid = recbuf_pid_of(s->rb, q->r.tid);
+	q->t0 = rec_now_ns();
 	q->r.uid = ctx->uid;
 	q->r.gid = ctx->gid;
 	q->r.obj = ri ? ri->obj : 0;
@@ -161,7 +167,6 @@ static void rq_emit(struct rq *q)
 	/* RELEASE comes without a process but stands for the application's close */
 	if (q->r.tid == 0 && q->r.op != FSTAP_OP_RELEASE && q->r.op != FSTAP_OP_RELEASEDIR)
 		q->r.flags |= FSTAP_RF_KERNEL;
-	q->r.pid = recbuf_pid_of(s->rb, q->r.tid);
 	recbuf_add(s->rb, &q->r);
 }
 

@@ -15,16 +15,31 @@
  * of a thread reads /proc/TID/status once to learn its process (the only
  * /proc read on a request path, once per thread); the writer thread then
  * reads the process's name and command line and writes a PROCESS record,
- * once per process.
+ * once per process. Thread and process ids are reused (pid_max is 32768 on
+ * a small machine), so the writer checks once per flush interval that each
+ * thread it knows still belongs to its process (tgkill with signal 0) and
+ * forgets those that do not; a new process with an old pid then gets its
+ * own PROCESS record. A thread that exits and whose id is reused by another
+ * process within the interval is credited to the old process until then.
+ *
+ * Crash: the crash handler (fstap_crash_set_hook) calls recbuf_crash_flush,
+ * which tells the request threads to stop after the record at hand (so that
+ * every reply the application got is in a chunk) and asks the writer to
+ * write what it can reach without waiting for a lock (queued chunks, then
+ * every thread's partial chunk whose lock is free); it waits for that at
+ * most 2 s, then the process dies.
  *
  * Lock order: a thread's lock, then rb->lock. The writer never holds both.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +48,9 @@
 
 #define PID_LIMIT 4194304u	/* PID_MAX_LIMIT on 64-bit Linux */
 #define PIDQ_MAX 4096
+#define CRASH_POLL_MS 100	/* the writer answers a crash within this */
+#define CRASH_WAIT_MS 2000	/* the crashing thread waits at most this for it */
+#define CRASH_SETTLE_MS 50	/* for the request threads to stop after a crash */
 
 struct chunk {
 	struct chunk *next;	/* free list or queue; rb->lock */
@@ -49,11 +67,20 @@ struct rthread {
 	struct recbuf *rb;
 };
 
+/* A thread seen for the first time, for the writer (new_process: write its PROCESS record). */
 struct pidq_ent {
-	uint32_t pid, ppid;
+	uint32_t tid, pid, ppid;
+	bool new_process;
 	uint64_t time_ns;
 	char comm[16];
 };
+
+/* A thread the writer knows, to forget it when it is gone. */
+struct known_tid {
+	uint32_t tid, pid;
+};
+
+enum { CRASH_NONE, CRASH_FLUSH, CRASH_DONE };
 
 struct recbuf {
 	struct fstap_writer *w;
@@ -81,6 +108,11 @@ struct recbuf {
 
 	_Atomic uint32_t *tid2pid;		/* PID_LIMIT entries, 0 = unknown */
 	atomic_ulong *pid_seen;			/* bitmap of processes recorded */
+	struct known_tid *known;		/* writer thread only */
+	size_t nknown, known_cap;		/* writer thread only */
+
+	atomic_int crash;			/* CRASH_* */
+	atomic_int writer_tid;
 };
 
 uint64_t rec_now_ns(void)
@@ -206,6 +238,10 @@ void recbuf_add(struct recbuf *rb, const struct fstap_rec *rec)
 		atomic_fetch_add(&rb->lost, 1);
 	else
 		atomic_fetch_add_explicit(&rb->added, 1, memory_order_relaxed);
+	/* the process is crashing: serve no more, so that every reply is saved */
+	if (atomic_load_explicit(&rb->crash, memory_order_relaxed) != CRASH_NONE)
+		for (;;)
+			pause();
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -242,11 +278,18 @@ static int read_status(uint32_t tid, uint32_t *tgid, uint32_t *ppid, char comm[1
 	return 0;
 }
 
+static atomic_ulong *pid_seen_word(struct recbuf *rb, uint32_t pid, unsigned long *bit)
+{
+	*bit = 1ul << (pid % (8 * sizeof(unsigned long)));
+	return &rb->pid_seen[pid / (8 * sizeof(unsigned long))];
+}
+
 uint32_t recbuf_pid_of(struct recbuf *rb, uint32_t tid)
 {
 	uint32_t pid, ppid = 0;
 	char comm[16] = "";
 	unsigned long bit;
+	bool new_process;
 
 	if (tid == 0 || tid >= PID_LIMIT)
 		return tid;
@@ -256,21 +299,60 @@ uint32_t recbuf_pid_of(struct recbuf *rb, uint32_t tid)
 	if (read_status(tid, &pid, &ppid, comm) < 0 || pid == 0 || pid >= PID_LIMIT)
 		pid = tid;	/* gone already: its own process, as far as we know */
 	atomic_store_explicit(&rb->tid2pid[tid], pid, memory_order_relaxed);
-	bit = 1ul << (pid % (8 * sizeof(unsigned long)));
-	if (atomic_fetch_or(&rb->pid_seen[pid / (8 * sizeof(unsigned long))], bit) & bit)
-		return pid;
+	new_process = !(atomic_fetch_or(pid_seen_word(rb, pid, &bit), bit) & bit);
 	pthread_mutex_lock(&rb->lock);
 	if (rb->npidq < PIDQ_MAX) {
 		struct pidq_ent *e = &rb->pidq[rb->npidq++];
 
+		e->tid = tid;
 		e->pid = pid;
 		e->ppid = ppid;
+		e->new_process = new_process;
 		e->time_ns = rel_now(rb);
 		memcpy(e->comm, comm, sizeof(e->comm));
 	}
 	pthread_cond_signal(&rb->cond);
 	pthread_mutex_unlock(&rb->lock);
 	return pid;
+}
+
+/* The writer learns a new thread: it will check later that it still lives. */
+static void know_thread(struct recbuf *rb, uint32_t tid, uint32_t pid)
+{
+	if (rb->nknown == rb->known_cap) {
+		size_t cap = rb->known_cap ? 2 * rb->known_cap : 256;
+		struct known_tid *k = realloc(rb->known, cap * sizeof(*k));
+
+		if (!k)
+			return;	/* not checked: its id keeps its process until the end */
+		rb->known = k;
+		rb->known_cap = cap;
+	}
+	rb->known[rb->nknown++] = (struct known_tid){ tid, pid };
+}
+
+/*
+ * Forgets the threads that are gone or whose id now belongs to another
+ * process, and the processes that are gone, so that their ids are resolved
+ * again when they reappear. Writer thread, once per flush interval.
+ */
+static void forget_exited(struct recbuf *rb)
+{
+	size_t i = 0;
+
+	while (i < rb->nknown) {
+		struct known_tid k = rb->known[i];
+		unsigned long bit;
+
+		if (syscall(SYS_tgkill, (pid_t)k.pid, (pid_t)k.tid, 0) == 0 || errno != ESRCH) {
+			i++;
+			continue;
+		}
+		atomic_store_explicit(&rb->tid2pid[k.tid], 0, memory_order_relaxed);
+		if (kill((pid_t)k.pid, 0) < 0 && errno == ESRCH)
+			atomic_fetch_and(pid_seen_word(rb, k.pid, &bit), ~bit);
+		rb->known[i] = rb->known[--rb->nknown];
+	}
 }
 
 /* Reads a small /proc file into buf; returns its length (0 if unreadable). */
@@ -368,10 +450,63 @@ static void collect_partial(struct recbuf *rb)
 	}
 }
 
+/*
+ * After a crash elsewhere in the process: writes what can be reached without
+ * waiting for a lock the crashed thread may hold. Writer thread.
+ */
+static void crash_flush(struct recbuf *rb)
+{
+	struct chunk *q = NULL;
+	struct rthread *t;
+	int tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		if (pthread_mutex_trylock(&rb->lock) == 0) {
+			q = rb->qhead;
+			rb->qhead = rb->qtail = NULL;
+			pthread_mutex_unlock(&rb->lock);
+			break;
+		}
+		usleep(1000);
+	}
+	for (; q; q = q->next)
+		put_chunk(rb, q);
+	for (t = atomic_load(&rb->threads); t; t = t->next) {
+		struct chunk *c;
+
+		if (pthread_mutex_trylock(&t->lock) != 0)
+			continue;
+		c = detach(t);
+		pthread_mutex_unlock(&t->lock);
+		if (c)
+			put_chunk(rb, c);
+	}
+	note_losses(rb);
+	fstap_writer_flush(rb->w);
+}
+
+void recbuf_crash_flush(struct recbuf *rb)
+{
+	uint64_t deadline;
+
+	if (!rb || (int)syscall(SYS_gettid) == atomic_load(&rb->writer_tid))
+		return;		/* the writer itself crashed: nobody can write */
+	atomic_store(&rb->crash, CRASH_FLUSH);
+	/*
+	 * Spin rather than sleep: the other threads go on serving until the
+	 * process dies, and what they add after the writer's pass is lost.
+	 */
+	deadline = rec_now_ns() + CRASH_WAIT_MS * 1000000ull;
+	while (atomic_load(&rb->crash) != CRASH_DONE && rec_now_ns() < deadline)
+		sched_yield();
+}
+
 static void *writer_main(void *arg)
 {
 	struct recbuf *rb = arg;
 	uint64_t last_flush = rec_now_ns();
+
+	atomic_store(&rb->writer_tid, (int)syscall(SYS_gettid));
 
 	pthread_mutex_lock(&rb->lock);
 	for (;;) {
@@ -381,13 +516,24 @@ static void *writer_main(void *arg)
 		bool stopping;
 
 		if (!rb->qhead && !rb->npidq && !rb->stop) {
+			/* wakes at least every CRASH_POLL_MS to answer a crash */
+			unsigned ms = rb->flush_ms < CRASH_POLL_MS ? rb->flush_ms : CRASH_POLL_MS;
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += (long)rb->flush_ms % 1000 * 1000000L;
-			ts.tv_sec += rb->flush_ms / 1000 + ts.tv_nsec / 1000000000L;
+			ts.tv_nsec += (long)ms % 1000 * 1000000L;
+			ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
 			ts.tv_nsec %= 1000000000L;
 			pthread_cond_timedwait(&rb->cond, &rb->lock, &ts);
+		}
+		if (atomic_load(&rb->crash) == CRASH_FLUSH) {
+			pthread_mutex_unlock(&rb->lock);
+			/* the request threads finish the request at hand and stop */
+			usleep(CRASH_SETTLE_MS * 1000);
+			crash_flush(rb);
+			atomic_store(&rb->crash, CRASH_DONE);
+			for (;;)
+				pause();	/* the process is dying: write nothing more */
 		}
 		q = rb->qhead;
 		rb->qhead = rb->qtail = NULL;
@@ -398,8 +544,11 @@ static void *writer_main(void *arg)
 		stopping = rb->stop;
 		pthread_mutex_unlock(&rb->lock);
 
-		for (i = 0; i < npq; i++)
-			write_process(rb, &pq[i]);
+		for (i = 0; i < npq; i++) {
+			know_thread(rb, pq[i].tid, pq[i].pid);
+			if (pq[i].new_process)
+				write_process(rb, &pq[i]);
+		}
 		while (q) {
 			struct chunk *next = q->next;
 
@@ -413,6 +562,7 @@ static void *writer_main(void *arg)
 		if (stopping || rec_now_ns() - last_flush >= rb->flush_ms * 1000000ull) {
 			collect_partial(rb);
 			note_losses(rb);
+			forget_exited(rb);
 			pthread_mutex_lock(&rb->lock);
 			q = rb->qhead;
 			rb->qhead = rb->qtail = NULL;
@@ -456,6 +606,7 @@ static void recbuf_free(struct recbuf *rb)
 		for (i = 0; i < rb->nchunks; i++)
 			free(rb->pool[i].buf);
 	free(rb->pool);
+	free(rb->known);
 	if (rb->tid2pid)
 		munmap((void *)rb->tid2pid, PID_LIMIT * sizeof(uint32_t));
 	if (rb->pid_seen)

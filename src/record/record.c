@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fstap/crash.h"
 #include "fstap/log.h"
 #include "fstap/trace.h"
 #include "record/record.h"
@@ -267,6 +268,42 @@ static void *status_main(void *arg)
 	return NULL;
 }
 
+/* ---- crash ------------------------------------------------------------- */
+
+/* The crash handler's hook: the completed and partial chunks reach the trace. */
+static void crash_hook(void *arg)
+{
+	struct rec_session *s = arg;
+
+	recbuf_crash_flush(s->rb);
+}
+
+/*
+ * Lets the tests crash a recording: FSTAP_TEST_RECORD_CRASH_MS=N makes a
+ * thread of the recorder fault N ms after the mount.
+ */
+static int *volatile test_null;
+
+static void *__attribute__((noinline)) test_crash_main(void *arg)
+{
+	unsigned long ms = (unsigned long)(uintptr_t)arg;
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	*test_null = 1;
+	return NULL;
+}
+
+static void test_crash_start(void)
+{
+	const char *v = getenv("FSTAP_TEST_RECORD_CRASH_MS");
+	pthread_t t;
+
+	if (v && *v && !pthread_create(&t, NULL, test_crash_main,
+				       (void *)(uintptr_t)strtoul(v, NULL, 10)))
+		pthread_detach(t);
+}
+
 /* ---- the session -------------------------------------------------------- */
 
 static void writer_emit(const struct fstap_rec *r, void *arg)
@@ -411,6 +448,7 @@ int record_run(const struct record_opts *o)
 				fstap_error(ret, "cannot start the trace writer: %s", strerror(-ret));
 				goto out_fs;
 			}
+			fstap_crash_set_hook(crash_hook, s);
 		}
 	}
 
@@ -436,6 +474,7 @@ int record_run(const struct record_opts *o)
 	fstap_debug("mounted '%s' on '%s' (cache=%s)", o->backing, o->mountpoint,
 		    rec_cache_names[o->cache]);
 
+	test_crash_start();
 	if (o->command && start_command(&runner, o->command, o->mountpoint) < 0) {
 		fuse_session_unmount(se);
 		goto out_sig;
@@ -486,6 +525,8 @@ out_se:
 out_rec:
 	if (s->rb) {
 		uint64_t records = recbuf_records(s->rb);
+
+		fstap_crash_set_hook(NULL, NULL);
 
 		lost = recbuf_stop(s->rb);
 		s->rb = NULL;

@@ -256,6 +256,11 @@ int recbuf_start(struct recbuf **out, struct fstap_writer *w, uint64_t start_mon
 void recbuf_add(struct recbuf *rb, const struct fstap_rec *rec);
 /* Notes a requesting thread id: resolves its process once, returns the pid (tgid). */
 uint32_t recbuf_pid_of(struct recbuf *rb, uint32_t tid);
+/*
+ * From the crash handler (async-signal-safe): has the writer write the
+ * chunks it can reach without a lock wait, waits for it up to 2 s.
+ */
+void recbuf_crash_flush(struct recbuf *rb);
 /* Flushes every thread's chunk, stops the writer. Returns records lost. */
 uint64_t recbuf_stop(struct recbuf *rb);
 uint64_t recbuf_lost(const struct recbuf *rb);
