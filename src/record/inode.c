@@ -150,6 +150,15 @@ int itable_init(struct itable *t, int root_fd, unsigned cache_slots)
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
 	t->use_handles = name_to_handle_at(root_fd, "", &h.fh, &mount_id, AT_EMPTY_PATH) == 0;
+	if (t->use_handles) {
+		/* opening a handle needs CAP_DAC_READ_SEARCH: a user's recorder has not */
+		int fd = open_by_handle_at(root_fd, &h.fh, O_PATH | O_CLOEXEC);
+
+		if (fd < 0)
+			t->use_handles = false;
+		else
+			close(fd);
+	}
 
 	t->root.obj = FSTAP_ROOT_OBJ;
 	t->root.dev = st.st_dev;

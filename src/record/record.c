@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,8 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 
 /* ---- the command -------------------------------------------------------- */
 
+static mode_t app_umask = 022;	/* the umask fstap was started with */
+
 struct runner {
 	pid_t pid;
 	int status;
@@ -173,8 +176,36 @@ struct runner {
 	pthread_t thread;
 };
 
+/*
+ * A user's FUSE mount is undone by the set-uid fusermount3, as libfuse
+ * does. Returns its exit status, or -errno if it cannot run.
+ */
+static int fusermount_unmount(const char *mountpoint, bool lazy)
+{
+	char *argv[] = { (char *)"fusermount3", (char *)(lazy ? "-uqz" : "-uq"), (char *)"--",
+			 (char *)mountpoint, NULL };
+	pid_t pid;
+	int ret, status;
+
+	ret = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (ret)
+		return -ret;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
 static void unmount_now(const char *mountpoint)
 {
+	if (geteuid() != 0) {
+		if (fusermount_unmount(mountpoint, false) == 0)
+			return;
+		fstap_warn("'%s' is still in use: detaching it (lazy unmount)", mountpoint);
+		if (fusermount_unmount(mountpoint, true) != 0)
+			fstap_warn("cannot unmount '%s': fusermount3 -u failed", mountpoint);
+		return;
+	}
 	if (umount2(mountpoint, 0) == 0 || errno == EINVAL || errno == ENOENT)
 		return;
 	if (errno == EBUSY) {
@@ -210,6 +241,7 @@ static int start_command(struct runner *r, char **cmd, const char *mountpoint)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		umask(app_umask);
 		/* an in-place mount covers the directory we are in: step onto it */
 		if (getcwd(cwd, sizeof(cwd)) && chdir(cwd) < 0)
 			_exit(126);
@@ -391,14 +423,18 @@ int record_run(const struct record_opts *o)
 		fstap_error(-errno, "cannot use /dev/fuse: %s", strerror(errno));
 		goto out;
 	}
-	umask(0);	/* the kernel has applied the caller's umask already */
+	/* the kernel has applied the caller's umask already; the command gets ours back */
+	app_umask = umask(0);
 	raise_nofile();
 	ret = pt_fs_init(&s->fs, root_fd, cache_slots());
 	if (ret < 0) {
 		fstap_error(ret, "cannot serve '%s': %s", o->backing, strerror(-ret));
 		goto out;
 	}
-	if (!s->fs.it.use_handles)
+	if (!s->fs.it.use_handles && geteuid() != 0)
+		fstap_warn("not root: file handles need CAP_DAC_READ_SEARCH, so one descriptor "
+			   "is kept per known file (at most about %u files)", cache_slots());
+	else if (!s->fs.it.use_handles)
 		fstap_warn("'%s' does not support file handles: one descriptor is kept per "
 			   "known file", o->backing);
 

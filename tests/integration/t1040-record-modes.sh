@@ -86,6 +86,13 @@ rec_export "$T/cmd.trace" "$T/cmd.jsonl"
 expect_exit 0 "$FSTAP" record -q --no-trace "$T/d" -- true
 expect_exit 137 "$FSTAP" record -q --no-trace "$T/d" -- sh -c 'kill -9 $$'
 expect_exit 127 "$FSTAP" record -q --no-trace "$T/d" -- /nonexistent/command
+# the command runs with the umask fstap was started with, not the recorder's 0
+(umask 027 && "$FSTAP" record -q --no-trace "$T/d" -- sh -c \
+	"umask >'$T/umask' && : >'$T/d/masked' && mkdir '$T/d/maskdir'") ||
+	fail "the umask command failed"
+[ "$(cat "$T/umask")" = 0027 ] || fail "the command's umask is $(cat "$T/umask"), not 0027"
+[ "$(stat -c %a "$T/d/masked") $(stat -c %a "$T/d/maskdir")" = "640 750" ] ||
+	fail "modes under umask 027: $(stat -c %a "$T/d/masked") $(stat -c %a "$T/d/maskdir"), expected 640 750"
 is_mounted "$T/d" && fail "the directory is still mounted"
 
 # --- in place, in the background: the same paths, now recorded ---
