@@ -59,7 +59,7 @@ kill "$SAMPLER"; wait "$SAMPLER" 2>/dev/null || true; SAMPLER=""
 fds_end=$(ls /proc/$REC/fd | wc -l)
 peak=$(cat "$W/peak" 2>/dev/null || echo 0)
 fusermount3 -u "$W/m"
-wait "$REC"; rc=$?; REC=""
+rc=0; wait "$REC" || rc=$?; REC=""
 tb=$(stat -c %s "$W/t.trace")
 awk -v n="$N" -v got="$got" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" \
     -v peak="$peak" -v fe="$fds_end" -v tb="$tb" 'BEGIN {

@@ -50,6 +50,12 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2120-replay-order.sh \
 	tests/integration/t2130-replay-hostile.sh \
 	tests/integration/t2140-replay-cache-limit.sh \
+	tests/integration/t2150-replay-bounded-memory.sh \
 	tests/integration/t2200-roundtrip.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
+
+# t2150's long synthetic trace, written directly (JSON import is too slow)
+check_PROGRAMS += tests/tools/gen-stream-trace
+tests_tools_gen_stream_trace_SOURCES = tests/tools/gen-stream-trace.c
+tests_tools_gen_stream_trace_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md

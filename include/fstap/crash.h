@@ -10,9 +10,9 @@
 int fstap_crash_handler_install(void);
 
 /*
- * Runs fn(arg) when a crash is caught, after the backtrace and just before
- * the signal is raised again; fn must be async-signal-safe (the recorder
- * uses it to have its writer save the trace's last records).
+ * Runs fn(arg) when a crash is caught, before the backtrace (whose symbol
+ * lookup may deadlock in malloc); fn must be async-signal-safe (the
+ * recorder uses it to have its writer save the trace's last records).
  */
 void fstap_crash_set_hook(void (*fn)(void *arg), void *arg);
 

@@ -1,9 +1,14 @@
 /*
- * crash.c: the crash handler. On a fatal signal it prints the signal and a
- * backtrace of the crashing thread, symbolized by libunwind, using only
- * async-signal-safe calls (write(2), no stdio, no malloc), then restores
- * the default action and re-raises so the exit status and core dump are
- * those of the original signal.
+ * crash.c: the crash handler. On a fatal signal it runs the hook (the
+ * recorder saves its trace), prints the signal and a backtrace of the
+ * crashing thread, symbolized by libunwind, with write(2) only (no stdio),
+ * then restores the default action and re-raises so the exit status and
+ * core dump are those of the original signal.
+ *
+ * libunwind's symbol lookup reads ELF images and may allocate: if the
+ * crash happened inside malloc with its lock held, that deadlocks. So the
+ * hook runs first, and an alarm ends a handler stuck for CRASH_WATCHDOG_S
+ * by re-raising the original signal.
  */
 #define UNW_LOCAL_ONLY
 #include <errno.h>
@@ -21,6 +26,9 @@ static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 static void (*crash_hook)(void *);
 static void *crash_hook_arg;
 static volatile sig_atomic_t in_crash;
+static volatile sig_atomic_t crash_signal;
+
+#define CRASH_WATCHDOG_S 5
 
 static void out(const char *s)
 {
@@ -98,10 +106,24 @@ static void print_backtrace(void *ucontext)
 	} while (++frame < 64 && unw_step(&cursor) > 0);
 }
 
+/* The backtrace got stuck (see the top): die of the original signal. */
+static void watchdog_handler(int sig)
+{
+	(void)sig;
+	out("fstap: the backtrace did not finish\n");
+	signal(crash_signal, SIG_DFL);
+	raise(crash_signal);
+}
+
 static void crash_handler(int sig, siginfo_t *si, void *ucontext)
 {
 	if (!in_crash) {
 		in_crash = 1;
+		crash_signal = sig;
+		if (crash_hook)
+			crash_hook(crash_hook_arg);
+		signal(SIGALRM, watchdog_handler);
+		alarm(CRASH_WATCHDOG_S);
 		out("fstap: fatal signal ");
 		out_dec((unsigned long)sig);
 		out(" (");
@@ -115,9 +137,6 @@ static void crash_handler(int sig, siginfo_t *si, void *ucontext)
 		}
 		out("\nbacktrace:\n");
 		print_backtrace(ucontext);
-		/* last, so that what happened while printing is saved too */
-		if (crash_hook)
-			crash_hook(crash_hook_arg);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);

@@ -571,11 +571,12 @@ static void rec_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	int ret = pt_rename(&s->fs, pr, name, np, newname, flags);
 
 	rq_end(&q, ret);
+	/* after the reply the new parent may be removed and forgotten */
+	q.r.newparent = np->obj;
 	fuse_reply_err(req, -ret);
 	if (!on)
 		return;
 	q.r.name = B(name);
-	q.r.newparent = np->obj;
 	q.r.newname = B(newname);
 	q.r.flags_arg = flags;
 	rq_emit(&q);
@@ -1094,6 +1095,8 @@ static void rec_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 					 (unsigned)flags);
 
 	rq_end(&q, ret);
+	/* after the reply the output file may be closed, removed and forgotten */
+	q.r.obj2 = RI(s, ino_out)->obj;
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else

@@ -641,8 +641,11 @@ int recbuf_start(struct recbuf **out, struct fstap_writer *w, uint64_t start_mon
 		rb->pool[i].buf = malloc(rb->chunk_size + FSTAP_CHUNK_HEADER_SIZE);
 		if (!rb->pool[i].buf)
 			goto nomem;
-		/* touch the pages now, not on a request */
-		memset(rb->pool[i].buf, 0, rb->chunk_size + FSTAP_CHUNK_HEADER_SIZE);
+		/*
+		 * Fault the pages in now, not on a request. Not zeros: malloc +
+		 * memset(0) may become calloc, which leaves fresh pages untouched.
+		 */
+		memset(rb->pool[i].buf, 0xff, rb->chunk_size + FSTAP_CHUNK_HEADER_SIZE);
 		rb->pool[i].next = rb->free;
 		rb->free = &rb->pool[i];
 	}
