@@ -148,16 +148,49 @@ void fstap_crash_set_hook(void (*fn)(void *arg), void *arg)
 	crash_hook_arg = arg;
 }
 
+#define ALTSTACK_SIZE (64 * 1024)
+
+static __thread void *thread_altstack;
+
+int fstap_crash_thread_init(void)
+{
+	stack_t ss = { .ss_size = ALTSTACK_SIZE };
+
+	if (thread_altstack)
+		return 0;
+	ss.ss_sp = malloc(ALTSTACK_SIZE);	/* once per thread */
+	if (!ss.ss_sp)
+		return -ENOMEM;
+	if (sigaltstack(&ss, NULL) < 0) {
+		int ret = -errno;
+
+		free(ss.ss_sp);
+		return ret;
+	}
+	thread_altstack = ss.ss_sp;
+	return 0;
+}
+
+void fstap_crash_thread_exit(void)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (thread_altstack && sigaltstack(&ss, NULL) == 0) {
+		free(thread_altstack);
+		thread_altstack = NULL;
+	}
+}
+
 int fstap_crash_handler_install(void)
 {
-	static char altstack[64 * 1024];
 	struct sigaction sa;
-	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	size_t i;
+	int ret;
 
 	/* An overflowed stack must still be able to report itself. */
-	if (sigaltstack(&ss, NULL) < 0)
-		return -errno;
+	ret = fstap_crash_thread_init();
+	if (ret < 0)
+		return ret;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = crash_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fstap/crash.h"
 #include "fstap/trace.h"
 #include "record/record_i.h"
 
@@ -181,6 +182,7 @@ static void thread_exit(void *arg)
 	if (c)
 		chunk_queue(t->rb, c);
 	atomic_store(&t->in_use, false);
+	fstap_crash_thread_exit();
 }
 
 static struct rthread *thread_get(struct recbuf *rb)
@@ -195,6 +197,7 @@ static struct rthread *thread_get(struct recbuf *rb)
 		if (atomic_compare_exchange_strong(&t->in_use, &expect, true))
 			break;
 	}
+	fstap_crash_thread_init();	/* once per thread: its overflow reports too */
 	if (!t) {
 		t = calloc(1, sizeof(*t));	/* once per thread, not per request */
 		if (!t)
@@ -507,6 +510,7 @@ static void *writer_main(void *arg)
 	uint64_t last_flush = rec_now_ns();
 
 	atomic_store(&rb->writer_tid, (int)syscall(SYS_gettid));
+	fstap_crash_thread_init();
 
 	pthread_mutex_lock(&rb->lock);
 	for (;;) {

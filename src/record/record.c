@@ -312,16 +312,34 @@ static void crash_hook(void *arg)
 
 /*
  * Lets the tests crash a recording: FSTAP_TEST_RECORD_CRASH_MS=N makes a
- * thread of the recorder fault N ms after the mount.
+ * thread of the recorder fault N ms after the mount; N:overflow makes it
+ * overflow its stack instead (a thread other than main reporting that needs
+ * its own alternate signal stack).
  */
 static int *volatile test_null;
+static volatile unsigned long test_depth_limit = ~0ul;	/* never reached */
+
+static unsigned long __attribute__((noinline)) test_overflow(unsigned long depth)
+{
+	volatile char pad[256];
+
+	pad[0] = (char)depth;
+	if (depth >= test_depth_limit)
+		return 0;
+	return test_overflow(depth + 1) + (unsigned long)pad[0];
+}
 
 static void *__attribute__((noinline)) test_crash_main(void *arg)
 {
-	unsigned long ms = (unsigned long)(uintptr_t)arg;
+	const char *v = arg;
+	char *end;
+	unsigned long ms = strtoul(v, &end, 10);
 	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
 
+	fstap_crash_thread_init();
 	nanosleep(&ts, NULL);
+	if (!strcmp(end, ":overflow"))
+		test_overflow(0);
 	*test_null = 1;
 	return NULL;
 }
@@ -331,8 +349,7 @@ static void test_crash_start(void)
 	const char *v = getenv("FSTAP_TEST_RECORD_CRASH_MS");
 	pthread_t t;
 
-	if (v && *v && !pthread_create(&t, NULL, test_crash_main,
-				       (void *)(uintptr_t)strtoul(v, NULL, 10)))
+	if (v && *v && !pthread_create(&t, NULL, test_crash_main, (void *)v))
 		pthread_detach(t);
 }
 

@@ -3,7 +3,9 @@
 # crash handler prints a symbolized backtrace and, before the process dies,
 # has the writer put the queued and partial chunks on disk: the trace reads
 # back (incomplete) and holds every create the workload finished, not only
-# those of the chunks written before the last once-a-second flush.
+# those of the chunks written before the last once-a-second flush. A stack
+# overflow in a thread other than main reports itself too (each thread has
+# its own alternate signal stack).
 . "$(dirname "$0")/lib-record.sh"
 need_fuse
 
@@ -46,5 +48,16 @@ echo "creates: $n recorded, $done finished, $(ls "$T/b" | wc -l) files" >&2
 	fail "$n creates recorded of $done finished before the crash: partial chunks were lost"
 [ "$n" -le "$(ls "$T/b" | wc -l)" ] || fail "$n creates recorded for $(ls "$T/b" | wc -l) files"
 
+fusermount3 -u "$T/m" || fail "fusermount3 -u does not clear the dead mount"
+
+# --- a stack overflow in a thread ---
+export FSTAP_TEST_RECORD_CRASH_MS=200:overflow
+rec_start "$T/m" -q -o "$T/o.trace" "$T/b" "$T/m" || exit 1
+unset FSTAP_TEST_RECORD_CRASH_MS
+rc=0
+wait "$REC_PID" || rc=$?
+[ "$rc" = 139 ] || fail "stack overflow: the recorder exited with $rc, not 139 (SIGSEGV)"
+expect_grep "$T/rec.err" "fatal signal 11 (SIGSEGV)"
+expect_grep "$T/rec.err" "in test_overflow"
 fusermount3 -u "$T/m" || fail "fusermount3 -u does not clear the dead mount"
 finish
