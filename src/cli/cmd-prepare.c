@@ -17,14 +17,14 @@
 
 static const char prepare_usage[] =
 	"usage: fstap prepare [--order=creation|name|random] [--data=random|zero]\n"
-	"                     [--seed=N] [--no-devices] [--strict] [-q] TRACE DIR\n"
+	"                     [--seed=N] [--devices] [--strict] [-q] TRACE DIR\n"
 	"\n"
 	"Recreate in DIR the initial state that TRACE carries: directories, files\n"
-	"with their size and holes, symlinks, hard links, device nodes, FIFOs and\n"
-	"sockets, with their owners, modes, xattrs and times. DIR must exist and be\n"
-	"empty (a lost+found directory is allowed). Nothing outside DIR is created\n"
-	"or changed, whatever the trace says: invalid or hostile entries are skipped\n"
-	"with a warning. Ends with syncfs(DIR).\n"
+	"with their size and holes, symlinks, hard links, FIFOs and sockets (device\n"
+	"nodes with --devices), with their owners, modes, xattrs and times. DIR must\n"
+	"exist and be empty (a lost+found directory is allowed). Nothing outside DIR\n"
+	"is created or changed, whatever the trace says: invalid or hostile entries\n"
+	"are skipped with a warning. Ends with syncfs(DIR).\n"
 	"\n"
 	"      --order=ORDER  creation order: 'creation' (default: by recorded inode\n"
 	"                     number, as the objects were created), 'name' (depth\n"
@@ -32,7 +32,9 @@ static const char prepare_usage[] =
 	"                     parents always come before their entries\n"
 	"      --data=KIND    file contents: 'random' (default, incompressible) or 'zero'\n"
 	"      --seed=N       seed of --order=random and of the random contents (default 1)\n"
-	"      --no-devices   do not create character or block devices (skipped)\n"
+	"      --devices      create the character and block devices the trace has\n"
+	"                     (skipped by default: a device node reaches the device,\n"
+	"                     outside DIR; only for traces you trust)\n"
 	"      --strict       exit 1 if anything was skipped\n"
 	"  -q, --quiet        no progress line and no summary\n"
 	"  -h, --help         show this help\n"
@@ -107,13 +109,14 @@ int cmd_prepare(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		{ "data", required_argument, NULL, 'D' },
 		{ "seed", required_argument, NULL, 'S' },
-		{ "no-devices", no_argument, NULL, 'N' },
+		{ "devices", no_argument, NULL, 'V' },
+		{ "no-devices", no_argument, NULL, 'N' },	/* the default; kept */
 		{ "strict", no_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct prep_opts po = { .data = PREP_DATA_RANDOM, .seed = 1, .devices = true };
+	struct prep_opts po = { .data = PREP_DATA_RANDOM, .seed = 1, .devices = false };
 	enum prep_order order = PREP_ORDER_CREATION;
 	struct prep_model *m = NULL;
 	struct prep_stats st;
@@ -148,6 +151,7 @@ int cmd_prepare(int argc, char **argv)
 			if (parse_u64(optarg, &po.seed))
 				return cmd_usage_error("prepare", "--seed must be a number");
 			break;
+		case 'V': po.devices = true; break;
 		case 'N': po.devices = false; break;
 		case 'T': strict = true; break;
 		case 'q': quiet = true; break;

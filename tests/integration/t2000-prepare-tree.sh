@@ -15,9 +15,10 @@ python3 "$PY" gen "$T/tree.jsonl"
 expect_exit 0 "$FSTAP" import -o "$T/tree.trace" "$T/tree.jsonl"
 passwd_before=$(stat -c '%s %Y %Z %i' /etc/passwd)
 
-# The whole tree, default options (creation order, random data).
+# The whole tree, default options (creation order, random data), and the
+# device node (--devices).
 mkdir "$T/dir"
-if expect_exit 0 "$FSTAP" prepare "$T/tree.trace" "$T/dir"; then
+if expect_exit 0 "$FSTAP" prepare --devices "$T/tree.trace" "$T/dir"; then
 	expect_grep "$T/out" "prepared '$T/dir': 17 objects (3 directories, 8 files, 3 symlinks, 3 special), 1 hard links, 24494 bytes of data in"
 	expect_grep "$T/out" "; 0 skipped"
 	[ "$(count_lines "$T/out")" = 1 ] || fail "summary is not one line: $(cat "$T/out")"
@@ -29,7 +30,7 @@ fi
 
 # Contents: incompressible random data by default, zeros with --data=zero.
 mkdir "$T/zero"
-expect_exit 0 "$FSTAP" prepare -q --data=zero "$T/tree.trace" "$T/zero"
+expect_exit 0 "$FSTAP" prepare -q --devices --data=zero "$T/tree.trace" "$T/zero"
 [ -s "$T/out" ] && fail "-q printed: $(cat "$T/out")"
 # (before reading the files: reads change atimes)
 python3 "$PY" check "$T/zero" || fail "the --data=zero tree differs (above)"
@@ -52,7 +53,7 @@ PY
 # The same tree in name order and in random order.
 for order in name random; do
 	mkdir "$T/o-$order"
-	expect_exit 0 "$FSTAP" prepare --order=$order --seed=42 "$T/tree.trace" "$T/o-$order" &&
+	expect_exit 0 "$FSTAP" prepare --devices --order=$order --seed=42 "$T/tree.trace" "$T/o-$order" &&
 		{ python3 "$PY" check "$T/o-$order" || fail "--order=$order tree differs (above)"; }
 done
 
@@ -86,13 +87,18 @@ expect_exit 2 "$FSTAP" prepare "$T/tree.trace"
 expect_exit 0 "$FSTAP" prepare --help && expect_grep "$T/out" "usage: fstap prepare"
 expect_exit 0 "$FSTAP" help prepare && expect_grep "$T/out" "--order=creation|name|random"
 
-# --no-devices skips the device node (a warning), --strict makes that exit 1.
-mkdir "$T/nodev" "$T/strict"
-expect_exit 0 "$FSTAP" prepare --no-devices "$T/tree.trace" "$T/nodev" &&
+# Devices are skipped by default (a warning): a device node in DIR reaches
+# the device outside it. --devices creates them; --strict makes a skip exit 1.
+mkdir "$T/nodev" "$T/nodev2" "$T/strict" "$T/dev"
+expect_exit 0 "$FSTAP" prepare "$T/tree.trace" "$T/nodev" &&
 	expect_grep "$T/err" "fstap: warning: skipped 'null': object cannot be created" &&
 	expect_grep "$T/out" "; 1 skipped"
-[ -e "$T/nodev/null" ] && fail "--no-devices created a device"
-expect_exit 1 "$FSTAP" prepare --no-devices --strict "$T/tree.trace" "$T/strict" &&
+[ -e "$T/nodev/null" ] && fail "prepare created a device without --devices"
+expect_exit 0 "$FSTAP" prepare --no-devices "$T/tree.trace" "$T/nodev2"
+[ -e "$T/nodev2/null" ] && fail "--no-devices created a device"
+expect_exit 1 "$FSTAP" prepare --strict "$T/tree.trace" "$T/strict" &&
 	expect_grep "$T/err" "1 entries of the trace were skipped (--strict)"
+expect_exit 0 "$FSTAP" prepare --devices "$T/tree.trace" "$T/dev"
+[ -c "$T/dev/null" ] || fail "--devices did not create the character device"
 
 finish
