@@ -58,18 +58,20 @@ def count(appdir, appst, rpst, rpjson):
             rp[SYS2CLASS[name]] += 1
     run = json.load(open(rpjson))["runs"][0]
     json.dump({"app": app, "replay": rp, "divergences": run["divergences"],
-               "lookups": run.get("lookups")}, sys.stdout)
+               "lookups": run.get("lookups"), "getattrs": run.get("getattrs"),
+               "writes_merged": run.get("writes_merged", 0)}, sys.stdout)
 
 
 def table(resdir, wls):
     def show(title, ds):
         app, rp = Counter(), Counter()
-        div = 0
+        div = merged = 0
         for d in ds:
             app.update(d["app"])
             rp.update(d["replay"])
             div += d["divergences"]
-        print("\n%s (replay divergences: %d)\n" % (title, div))
+            merged += d.get("writes_merged") or 0
+        print("\n%s (replay divergences: %d; split writes merged: %d)\n" % (title, div, merged))
         print("| class | application | replay | replay / app |")
         print("|---|---:|---:|---:|")
         for c, _ in CLASSES:

@@ -27,8 +27,13 @@
  * it (a per-worker cache opened it once per worker: samba-xattr's `open`
  * was 1.57x the application's). The generation moves at an rmdir and at a
  * rename that moves or replaces a directory (sched.c): what a path names
- * may have changed, so a task finds only entries of its own generation,
- * and the first task of a newer generation empties the table. Bounded: at
+ * may have changed, so a task finds only entries of its own generation.
+ * The dispatcher lists what each generation changes (rp_shared_ns_change:
+ * the removed, moved and replaced entries' paths), and the first task of a
+ * newer generation drops the entries at and below those paths; every other
+ * path walks the same directories as before, so its entry is kept (it used
+ * to empty the whole table: every directory was opened again after each
+ * rename of a directory anywhere). Bounded: at
  * most DIRCACHE_MAX descriptors in the table (least recently used goes),
  * plus the few an executor holds while it runs. An entry is reference
  * counted: an executor holds a reference on every directory it uses until
@@ -61,7 +66,6 @@
 #define NAME_BUF 1024
 #define PATH_BUF 8192
 #define DENTS_BUF 32768
-#define IO_MAX (64u << 20)	/* the largest read/write/xattr buffer */
 #define RND_SIZE (1u << 20)
 
 /* ---- shared: handles --------------------------------------------------- */
@@ -90,6 +94,17 @@ struct rp_dir {
 	char path[];
 };
 
+/*
+ * What entering generation gen changes: the paths at and below path name
+ * other directories, or may (an rmdir, a directory renamed or replaced);
+ * "" is everything (the path was not known).
+ */
+struct rp_nschange {
+	struct rp_nschange *next;
+	uint32_t gen;
+	char path[];
+};
+
 struct rp_shared {
 	int root_fd;
 	pthread_mutex_t dmu;		/* the directory cache: */
@@ -97,6 +112,7 @@ struct rp_shared {
 	struct rp_dir *lru_head, *lru_tail;
 	size_t ndirs;
 	uint32_t dgen;			/* generation of the entries in the table */
+	struct rp_nschange *nsq, *nsq_tail;	/* namespace changes not yet applied */
 	uint64_t dserial;
 	uint64_t dir_opens;		/* openat2 calls issued (tests, docs) */
 	pthread_mutex_t mu;
@@ -161,6 +177,12 @@ void rp_shared_free(struct rp_shared *sh)
 	if (!sh)
 		return;
 	dircache_clear(sh);
+	while (sh->nsq) {
+		struct rp_nschange *c = sh->nsq;
+
+		sh->nsq = c->next;
+		free(c);
+	}
 	pthread_mutex_destroy(&sh->dmu);
 	for (i = 0; i < sh->handles.cap; i++)
 		if (sh->handles.keys[i])
@@ -264,6 +286,74 @@ static bool gen_newer(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
+void rp_shared_ns_change(struct rp_shared *sh, uint32_t gen, const char *path)
+{
+	size_t len = path ? strlen(path) : 0;
+	struct rp_nschange *c = malloc(sizeof(*c) + len + 1);
+
+	if (!c)
+		return;		/* gen has no change listed: it empties the table */
+	c->next = NULL;
+	c->gen = gen;
+	memcpy(c->path, path ? path : "", len + 1);
+	pthread_mutex_lock(&sh->dmu);
+	if (sh->nsq_tail)
+		sh->nsq_tail->next = c;
+	else
+		sh->nsq = c;
+	sh->nsq_tail = c;
+	pthread_mutex_unlock(&sh->dmu);
+}
+
+/* Drops the entries at and below path. */
+static void dircache_drop_below(struct rp_shared *sh, const char *path)
+{
+	size_t len = strlen(path);
+	struct rp_dir *d, *next;
+
+	for (d = sh->lru_head; d; d = next) {
+		next = d->lnext;
+		if (!strncmp(d->path, path, len) && (!d->path[len] || d->path[len] == '/'))
+			dir_uncache(sh, d);
+	}
+}
+
+/*
+ * Brings the table from generation sh->dgen to gen: applies the changes of
+ * the generations in between, in order, dropping only the entries they
+ * touch; the rest name the same directories in gen and are kept. A
+ * generation without its changes in the list (out of memory, or a caller
+ * that does not list them) empties the table, as does a change of unknown
+ * path.
+ */
+static void dircache_advance(struct rp_shared *sh, uint32_t gen)
+{
+	uint32_t g = sh->dgen;
+	bool all = false;
+	struct rp_dir *d;
+
+	while (sh->nsq && !gen_newer(sh->nsq->gen, gen)) {
+		struct rp_nschange *c = sh->nsq;
+
+		if (c->gen != g && c->gen != g + 1)
+			all = true;	/* a generation in between without changes */
+		g = c->gen;
+		if (!c->path[0])
+			all = true;
+		else if (!all)
+			dircache_drop_below(sh, c->path);
+		sh->nsq = c->next;
+		if (!sh->nsq)
+			sh->nsq_tail = NULL;
+		free(c);
+	}
+	if (all || g != gen)
+		dircache_clear(sh);
+	for (d = sh->lru_head; d; d = d->lnext)
+		d->gen = gen;
+	sh->dgen = gen;
+}
+
 /* Takes a reference to the live handle of recorded fh, or NULL. */
 static struct rp_handle *handle_get(struct rp_shared *sh, uint64_t fh)
 {
@@ -352,7 +442,7 @@ static int grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 
 	if (need <= *cap)
 		return 0;
-	if (need > IO_MAX)
+	if (need > RP_IO_MAX)
 		return -EINVAL;
 	while (c < need)
 		c *= 2;
@@ -491,11 +581,8 @@ static int dir_fd(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 		return -EMFILE;		/* an executor uses at most two */
 	hash = str_hash(dpath);
 	pthread_mutex_lock(&sh->dmu);
-	if (gen_newer(t->ns_gen, sh->dgen)) {
-		/* The namespace changed: no path of the table is to be trusted. */
-		dircache_clear(sh);
-		sh->dgen = t->ns_gen;
-	}
+	if (gen_newer(t->ns_gen, sh->dgen))
+		dircache_advance(sh, t->ns_gen);	/* the namespace changed */
 	d = dircache_get(sh, dpath, hash, t->ns_gen);
 	pthread_mutex_unlock(&sh->dmu);
 	if (d)
@@ -864,14 +951,30 @@ static int64_t exec_create(struct rp_exec *x, const struct rp_task *t)
 			   umasked(&t->rec, 07777), false);
 }
 
+/*
+ * glibc's opendir() opens with O_RDONLY | O_NDELAY | O_DIRECTORY and then
+ * fstat()s the descriptor (opendir_tail(), to size its buffer); FUSE sees
+ * that fstat only when the directory's attributes are not cached, as a
+ * GETATTR right after the OPENDIR (sched.c absorbs it). So an OPENDIR with
+ * O_NONBLOCK is an opendir(), and its fstat is issued here; one without
+ * (open(O_DIRECTORY) by hand, musl's opendir) is an open alone.
+ */
 static int64_t exec_opendir(struct rp_exec *x, const struct rp_task *t)
 {
-	int dfd, ret = obj_at(x, t, t->path, x->name, &dfd);
+	struct stat st;
+	int dfd, fd, ret = obj_at(x, t, t->path, x->name, &dfd);
 
 	if (ret)
 		return ret;
-	return open_common(x, t, dfd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
-			   O_NONBLOCK, 0, true);
+	fd = openat(dfd, x->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if ((t->rec.flags_arg & O_NONBLOCK) && fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return handle_add(x->sh, t->rec.fh, fd, true);
 }
 
 static int64_t exec_read(struct rp_exec *x, const struct rp_task *t)

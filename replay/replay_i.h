@@ -186,6 +186,10 @@ struct rp_task {
 	bool absorbed;			/* a lookup or getattr the next op reproduces */
 	bool eof_read;			/* a getattr that stands for a read at end of file */
 	bool after_create;		/* a getattr of the file its thread's previous record created */
+	bool after_opendir;		/* a getattr of the directory opendir() just opened (its fstat) */
+	bool marker;			/* the kernel's GETXATTR of security.capability (write marker) */
+	bool marked;			/* a write right after its marker: a write() starts here */
+	bool merged;			/* a write the first part of its split issued (final) */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
@@ -202,6 +206,8 @@ struct rp_task *rp_task_new(const struct fstap_rec *rec);
 void rp_task_free(struct rp_task *t);
 
 /* ---- exec.c --------------------------------------------------------------- */
+
+#define RP_IO_MAX (64u << 20)	/* the largest read/write/xattr buffer of an executor */
 
 struct rp_shared;	/* state of one run shared by the workers (exec.c) */
 struct rp_exec;		/* per-worker execution context (exec.c) */
@@ -229,6 +235,13 @@ void rp_shared_track_order(struct rp_shared *sh, bool on);
 size_t rp_shared_open_handles(const struct rp_shared *sh);
 /* Directories opened (openat2) by the shared directory cache so far. */
 uint64_t rp_shared_dir_opens(struct rp_shared *sh);
+/*
+ * The dispatcher, before it hands out the first task of namespace
+ * generation gen: in gen, the paths at and below path (NULL: all) may name
+ * other directories than before. Called once or more per generation, in
+ * order; a generation with no call empties the directory cache.
+ */
+void rp_shared_ns_change(struct rp_shared *sh, uint32_t gen, const char *path);
 
 int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out);
 void rp_exec_free(struct rp_exec *x);
@@ -248,15 +261,53 @@ bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next)
 bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next);
 /* Whether getattr g (without a handle) is the open's check after create prev. */
 bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g);
+/* Whether dir is above obj by the map obj -> its directory (NULL: empty). */
+bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir);
+/* Whether getattr g of a directory is the check of the walk through it to
+ * next (parents: obj -> its directory, NULL if not known). */
+bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
+		     const struct rp_map *parents);
+/* Whether getattr g of a directory, then getattr n of it, then nn (a walk
+ * through it), is the kernel's twice asked permission check. */
+bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
+			  const struct fstap_rec *nn, const struct rp_map *parents);
+/* Whether getattr g is the fstat() of the opendir() prev (O_NONBLOCK: glibc's). */
+bool rp_getattr_after_opendir(const struct fstap_rec *prev, const struct fstap_rec *g);
 
 /*
- * Classifies t (a lookup or getattr) from its thread's neighbours, linked
- * in recorded start order by tprev/tnext: sets t->absorbed, and for a
- * getattr that stands for a read at end of file t->eof_read and the read's
- * offset and size in t->rec. attr_stale: the recording did not cache
- * attributes (permission-check getattrs are then absorbed).
+ * Whether r is the kernel's GETXATTR of security.capability, which it sends
+ * once per write() system call (file_remove_privs), never between the parts
+ * of a write it splits. A -ENOSYS answer makes the kernel stop asking
+ * (no_getxattr): that one marks nothing.
  */
-void rp_classify(bool attr_stale, struct rp_task *t);
+bool rp_write_marker(const struct fstap_rec *r);
+/*
+ * Whether write w has the shape of the continuation of write prev in one
+ * split write(): same handle, w starts at a page boundary exactly where a
+ * complete prev ended. The shape alone does not prove it (see rp_classify).
+ */
+bool rp_write_continues(const struct fstap_rec *prev, const struct fstap_rec *w);
+
+/*
+ * Classifies t from its thread's neighbours, linked in recorded start order
+ * by tprev/tnext (write markers included, the thread's other kernel
+ * requests not). A lookup or getattr: sets t->absorbed, and for a getattr
+ * that stands for a read at end of file t->eof_read and the read's offset
+ * and size in t->rec. attr_stale: the recording did not cache attributes
+ * (permission-check getattrs are then absorbed); parents: each object's
+ * directory as far as known (NULL: none), for the walk rules. A write:
+ * t->marked when its marker precedes it, t->absorbed when it continues a
+ * write() the kernel split (the previous write of the thread, marked or
+ * itself a continuation, with no marker in between). Values found while a
+ * neighbour was in the list are kept once it has left (been dispatched).
+ */
+void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *t);
+/*
+ * The first part of a split write() takes the continuations that follow it
+ * in its thread's list: adds their sizes and results to t->rec, marks them
+ * merged. Returns how many it took.
+ */
+unsigned rp_merge_split_write(struct rp_task *t);
 
 /* Adds a dependency to t (0 or -ENOMEM). */
 int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
@@ -273,6 +324,7 @@ struct rp_result {
 	uint64_t not_replayed;		/* forget, flush */
 	uint64_t lookups_absorbed, lookups_issued;
 	uint64_t getattrs_absorbed, getattrs_issued, getattrs_eof_reads;
+	uint64_t writes_merged;		/* parts of a kernel-split write, issued with the first */
 	uint64_t handles_left;		/* open at the end of the trace */
 	unsigned workers;
 	bool incomplete;		/* the trace had no footer */

@@ -132,6 +132,9 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 			"%llu issued as reads at end of file\n",
 			(unsigned long long)r->getattrs_absorbed, (unsigned long long)r->getattrs_issued,
 			(unsigned long long)r->getattrs_eof_reads);
+	if (r->writes_merged)
+		fprintf(f, "writes:       %llu parts of writes the kernel split, issued with the "
+			"first part\n", (unsigned long long)r->writes_merged);
 	if (r->incomplete)
 		fprintf(f, "trace:        incomplete (no footer)\n");
 	fprintf(f, "\n%-16s %9s %7s %9s %9s %9s %9s %9s %9s   (us)\n", "op", "count", "errors",
@@ -230,6 +233,7 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(ga, "issued", json_integer((json_int_t)r->getattrs_issued));
 	json_object_set_new(ga, "eof_reads", json_integer((json_int_t)r->getattrs_eof_reads));
 	json_object_set_new(o, "getattrs", ga);
+	json_object_set_new(o, "writes_merged", json_integer((json_int_t)r->writes_merged));
 	json_object_set_new(o, "handles_left_open", json_integer((json_int_t)r->handles_left));
 	json_object_set_new(o, "incomplete_trace", json_boolean(r->incomplete));
 	if (r->order == RP_ORDER_NONE)

@@ -3,7 +3,8 @@
  * trace, restores global start order with a bounded reorder window,
  * resolves each record's paths in that order, decides what is re-issued
  * (lookups the next operation's path walk reproduces, and requests the
- * kernel made on its own, are not), computes the ordering constraints of
+ * kernel made on its own, are not; the parts of a write() the kernel split
+ * are issued as one), computes the ordering constraints of
  * the chosen --order, and hands tasks to workers through bounded queues.
  * Workers wait for their dependencies, pace, execute (exec.c) and count.
  *
@@ -88,7 +89,7 @@ struct rp_worker {
 /* Per recorded thread, dispatcher only. */
 struct tstate {
 	struct rp_worker *w;
-	/* its non-kernel records still in the heap, in start order */
+	/* its non-kernel records and write markers still in the heap, in start order */
 	struct rp_task *head, *tail;
 };
 
@@ -102,6 +103,7 @@ struct run {
 	struct rp_map res_last;	/* resource -> wseq << 20 | worker idx */
 	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
+	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
 	bool attr_stale;	/* the recording did not cache attributes */
 	struct rp_task **heap;
 	size_t nheap, capheap;
@@ -196,8 +198,15 @@ bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *n)
 	case FSTAP_OP_SYMLINK:
 	case FSTAP_OP_UNLINK:
 	case FSTAP_OP_RMDIR:
-	case FSTAP_OP_LOOKUP:
 		return entry || (child && n->obj == l->child);
+	case FSTAP_OP_LOOKUP:
+		/* Only a lookup inside the object found continues the walk. A
+		 * second lookup of the same entry is another call's walk: the
+		 * application's stat() of an absent name, then its
+		 * open(O_CREAT) or rename() to it (which looks it up again:
+		 * negative entries are not cached), as samba-xattr's "check it
+		 * is absent, then create" does. */
+		return child && n->obj == l->child;
 	case FSTAP_OP_RENAME:
 		return entry || (n->newparent == l->obj && same_name(n->newname, l->name)) ||
 		       (child && (n->obj == l->child || n->newparent == l->child));
@@ -275,6 +284,220 @@ bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_re
 {
 	return prev->op == FSTAP_OP_CREATE && prev->result >= 0 && prev->child &&
 	       prev->child == g->obj && !g->fh;
+}
+
+/*
+ * Whether dir is above obj (its directory, or one further up) by what the
+ * replay knows of each object's directory (parents; NULL: nothing). Bounded:
+ * a hostile trace can make the map a loop.
+ */
+#define BELOW_DEPTH 64
+
+bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir)
+{
+	const uint64_t *v;
+	unsigned i;
+
+	if (!parents || !dir)
+		return false;
+	for (i = 0; obj && i < BELOW_DEPTH; i++) {
+		v = rp_map_get(parents, obj);
+		if (!v)
+			return false;
+		if (*v == dir)
+			return true;
+		obj = *v;
+	}
+	return false;
+}
+
+/*
+ * A path walk checks search permission on every directory it passes, and
+ * when a directory's attributes are not cached (in the default cache mode,
+ * after the directory changed through the mount: an entry created, removed
+ * or renamed in it) that check is a GETATTR of the directory. When the
+ * entries on the way are cached, nothing else of the walk reaches FUSE: a
+ * stat("d/e/f") of a cached f in a changed d is GETATTR(d), GETATTR(f). So
+ * a GETATTR of directory g->obj is the walk's check when the same thread's
+ * next request acts, by path, on an object below it (parents, see
+ * rp_below): a getattr, open, xattr call... of that object, or an entry
+ * operation or lookup in a directory below it. As with entry operations in
+ * the directory itself (rp_getattr_absorbed), an application's stat() of
+ * the directory right before such a call is indistinguishable, and is
+ * absorbed too.
+ */
+bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
+		     const struct rp_map *parents)
+{
+	switch (n->op) {
+	case FSTAP_OP_GETATTR:
+	case FSTAP_OP_SETATTR:
+		if (n->fh)
+			return false;	/* on a handle: no walk */
+		/* fall through */
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_GETXATTR:
+	case FSTAP_OP_LISTXATTR:
+	case FSTAP_OP_SETXATTR:
+	case FSTAP_OP_REMOVEXATTR:
+	case FSTAP_OP_READLINK:
+	case FSTAP_OP_ACCESS:
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+	case FSTAP_OP_UNLINK:
+	case FSTAP_OP_RMDIR:
+		return rp_below(parents, n->obj, g->obj);
+	case FSTAP_OP_RENAME:
+	case FSTAP_OP_LINK:
+		return rp_below(parents, n->obj, g->obj) || rp_below(parents, n->newparent, g->obj);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether n, the request after getattr g in its thread, is an entry
+ * operation or lookup in directory g->obj, or a path call below it: what
+ * makes g the permission check of a walk through a directory.
+ */
+static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
+			  const struct rp_map *parents)
+{
+	switch (n->op) {
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+	case FSTAP_OP_UNLINK:
+	case FSTAP_OP_RMDIR:
+		if (n->obj == g->obj)
+			return true;
+		break;
+	case FSTAP_OP_RENAME:
+		if (n->obj == g->obj || n->newparent == g->obj)
+			return true;
+		break;
+	case FSTAP_OP_LINK:
+		if (n->newparent == g->obj)
+			return true;
+		break;
+	default:
+		break;
+	}
+	return rp_getattr_walk(g, n, parents);
+}
+
+/*
+ * Two GETATTRs of a directory back to back, then a walk through it: both
+ * are the kernel's (with every timeout 0, --cache=all, each walk through a
+ * directory asks twice; in the default mode another thread's change can
+ * make the kernel ask again). An application's stat() of the directory is
+ * never right before the walk's own check: with attributes not cached the
+ * walk to the directory comes between (GETATTR of its parent, LOOKUP of
+ * it), and with directory attributes cached the stat() leaves them valid.
+ * (A file's stat() then open() is GETATTR, GETATTR, OPEN: the first is the
+ * stat(), and stays; this rule is for directories only.)
+ */
+bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
+			  const struct fstap_rec *nn, const struct rp_map *parents)
+{
+	return n->op == FSTAP_OP_GETATTR && !n->fh && !g->fh && n->obj == g->obj && nn &&
+	       dir_walk_next(g, nn, parents);
+}
+
+/*
+ * glibc's opendir() is an open with O_NDELAY (O_NONBLOCK) and an fstat() of
+ * the new descriptor; the fstat reaches FUSE, when the directory's
+ * attributes are not cached, as a GETATTR of it right after the OPENDIR.
+ * The opendir executor issues that fstat for every OPENDIR with O_NONBLOCK
+ * (exec.c), so the GETATTR is absorbed, whatever the cache mode.
+ */
+bool rp_getattr_after_opendir(const struct fstap_rec *prev, const struct fstap_rec *g)
+{
+	return prev->op == FSTAP_OP_OPENDIR && prev->result >= 0 && (prev->flags_arg & O_NONBLOCK) &&
+	       prev->obj == g->obj && !g->fh;
+}
+
+/*
+ * Writes the kernel splits. FUSE's buffered write path (fuse_perform_write
+ * -> fuse_fill_write_pages/folios, fs/fuse/file.c) ends a WRITE request
+ * after a page it fills only partly and that is not up to date, and at
+ * max_write: one write() starting inside such a page and going past its
+ * end reaches FUSE as [off, next page boundary) and the rest. Before each
+ * write() system call, and only once per call, the kernel asks for
+ * security.capability (file_remove_privs(), flagged as the kernel's by the
+ * recorder): that GETXATTR is the call boundary the WRITE records lack.
+ * A thread's write that starts at a page boundary exactly where its
+ * previous, complete write on the same handle ended, with no marker in
+ * between, while that previous write had its marker (or continues one
+ * that had), is the rest of that write(): the replay issues one pwrite of
+ * the whole range. Without markers (a backing fs whose xattr calls fail
+ * with ENOSYS, direct I/O, a hand-made trace) nothing is merged: a writer
+ * of 512-byte records produces the same shape from separate calls. Every
+ * Linux page size is a multiple of 4096, so a page boundary of the
+ * recording machine is a multiple of 4096.
+ */
+#define SPLIT_ALIGN 4096
+
+bool rp_write_marker(const struct fstap_rec *r)
+{
+	static const char cap[] = "security.capability";
+
+	return r->op == FSTAP_OP_GETXATTR && (r->flags & FSTAP_RF_KERNEL) &&
+	       r->result != -ENOSYS &&
+	       same_name(r->name, (struct fstap_bytes){ (const uint8_t *)cap, sizeof(cap) - 1 });
+}
+
+bool rp_write_continues(const struct fstap_rec *p, const struct fstap_rec *w)
+{
+	return p->op == FSTAP_OP_WRITE && w->op == FSTAP_OP_WRITE &&
+	       !((p->flags | w->flags) & FSTAP_RF_KERNEL) && p->fh == w->fh && p->obj == w->obj &&
+	       p->size && p->result >= 0 && (uint64_t)p->result == p->size && w->result >= 0 &&
+	       p->offset + p->size == w->offset && w->offset % SPLIT_ALIGN == 0;
+}
+
+unsigned rp_merge_split_write(struct rp_task *t)
+{
+	struct rp_task *q;
+	unsigned n = 0;
+
+	if (t->rec.op != FSTAP_OP_WRITE || t->merged)
+		return 0;
+	for (q = t->tnext; q && q->rec.op == FSTAP_OP_WRITE && q->absorbed && !q->merged;
+	     q = q->tnext) {
+		/* q->absorbed was found against q->tprev, the part before it */
+		if (t->rec.size + q->rec.size > RP_IO_MAX)
+			break;
+		q->merged = true;
+		t->rec.size += q->rec.size;
+		t->rec.result += q->rec.result;
+		n++;
+	}
+	return n;
+}
+
+/* A thread's neighbours of t, its write markers left out (part of a write()). */
+static struct rp_task *op_next(const struct rp_task *t)
+{
+	struct rp_task *n = t->tnext;
+
+	while (n && n->marker)
+		n = n->tnext;
+	return n;
+}
+
+static struct rp_task *op_prev(const struct rp_task *t)
+{
+	struct rp_task *p = t->tprev;
+
+	while (p && p->marker)
+		p = p->tprev;
+	return p;
 }
 
 /* ---- heap on (start_ns, fileidx) ---------------------------------------- */
@@ -734,6 +957,10 @@ static bool replayed(const struct rp_task *t, struct rp_result *res)
 		}
 		res->lookups_issued++;
 	}
+	if (op == FSTAP_OP_WRITE && t->merged) {
+		res->writes_merged++;	/* issued with the first part of its write() */
+		return false;
+	}
 	if (op == FSTAP_OP_GETATTR) {
 		if (t->absorbed) {
 			res->getattrs_absorbed++;
@@ -795,6 +1022,60 @@ static int learn_kind(struct run *r, const struct fstap_rec *c)
 	}
 }
 
+/*
+ * The directory of each object, for the walk rule (rp_getattr_walk), learned
+ * from the records as they are read (classification happens then), and
+ * from renames as they are dispatched (which object a rename moves is only
+ * known from the names at that point). A hard link's object keeps the
+ * directory of its latest name.
+ */
+static int learn_parent(struct run *r, const struct fstap_rec *c)
+{
+	switch (c->op) {
+	case FSTAP_OP_STATE_DENTRY:
+		return c->child ? rp_map_put(&r->parents, c->child, c->obj) : 0;
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+		if (c->result < 0 || !c->child || !c->obj)
+			return 0;
+		return rp_map_put(&r->parents, c->child, c->obj);
+	case FSTAP_OP_LINK:
+		if (c->result < 0 || !c->obj || !c->newparent)
+			return 0;
+		return rp_map_put(&r->parents, c->obj, c->newparent);
+	default:
+		return 0;
+	}
+}
+
+/* Tells the directory cache which paths the new generation changes. */
+static void ns_change_entry(struct run *r, const char *dir, struct fstap_bytes name)
+{
+	size_t len = dir ? strlen(dir) : 0;
+
+	if (!dir || !rp_name_ok(name) || len + 1 + name.len >= sizeof(r->p1)) {
+		rp_shared_ns_change(r->sh, r->ns_gen, NULL);
+		return;
+	}
+	memcpy(r->p1, dir, len);
+	if (len == 1)
+		len = 0;	/* the root: "/name" */
+	r->p1[len] = '/';
+	memcpy(r->p1 + len + 1, name.ptr, name.len);
+	r->p1[len + 1 + name.len] = '\0';
+	rp_shared_ns_change(r->sh, r->ns_gen, r->p1);
+}
+
+static void ns_changes(struct run *r, const struct rp_task *t)
+{
+	ns_change_entry(r, t->path, t->rec.name);
+	if (t->rec.op == FSTAP_OP_RENAME)
+		ns_change_entry(r, t->path2, t->rec.newname);
+}
+
 static int dispatch(struct run *r, struct rp_task *t)
 {
 	struct tstate *ts = tstate_get(r, t->rec.tid, true);
@@ -805,17 +1086,35 @@ static int dispatch(struct run *r, struct rp_task *t)
 
 	if (!ts)
 		return -ENOMEM;
-	if (t->tprev || t->tnext || ts->head == t)
+	if (t->tprev || t->tnext || ts->head == t) {
+		/* the rest of a split write() is in the list (the window) */
+		if (t->rec.op == FSTAP_OP_WRITE)
+			rp_merge_split_write(t);
+		/* what the object after it was, below which directory, may
+		 * have been learned only since (a CREATE can come later in the
+		 * file, in another FUSE worker's chunk): by now everything that
+		 * started before it has been read */
+		if (t->rec.op == FSTAP_OP_GETATTR && !t->rec.fh && !t->absorbed)
+			rp_classify(r->attr_stale, &r->parents, t);
 		thread_unlink(ts, t);
+	}
 	if ((ret = resolve(r, t)))
 		return ret;
 	if (r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
 		resources(r, t);
 	bump = changes_dirs(r, &t->rec);
+	if (t->rec.op == FSTAP_OP_RENAME && t->rec.result >= 0 && t->rec.newparent) {
+		uint64_t moved = fstap_pathmap_lookup(r->pm, t->rec.obj, t->rec.name);
+
+		if (moved && (ret = rp_map_put(&r->parents, moved, t->rec.newparent)))
+			return ret;
+	}
 	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = learn_kind(r, &t->rec)))
 		return ret;
-	if (bump)
+	if (bump) {
 		r->ns_gen++;	/* what a directory path names may have changed */
+		ns_changes(r, t);
+	}
 	if (!replayed(t, r->res)) {
 		rp_task_free(t);
 		return 0;
@@ -922,31 +1221,49 @@ static uint64_t flush_interval(const struct fstap_reader *rd)
  */
 #define EOF_SCAN 16	/* how far back a getattr looks for its read */
 
-void rp_classify(bool attr_stale, struct rp_task *t)
+void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *t)
 {
 	struct fstap_rec *c = &t->rec;
-	const struct rp_task *n = t->tnext, *p;
+	const struct rp_task *n = op_next(t), *nn, *p;
 	unsigned i;
 
 	switch (c->op) {
 	case FSTAP_OP_LOOKUP:
 		t->absorbed = n && rp_lookup_absorbed(c, &n->rec);
 		break;
+	case FSTAP_OP_WRITE:
+		/* the part before a split's continuation is always right before
+		 * it: the kernel sends the parts back to back */
+		p = t->tprev;
+		if (!p || (c->flags & FSTAP_RF_KERNEL))
+			break;		/* dispatched: keep what was found */
+		t->marked = p->marker && p->rec.obj == c->obj;
+		t->absorbed = !p->marker && (p->marked || p->absorbed) &&
+			      rp_write_continues(&p->rec, c);
+		break;
 	case FSTAP_OP_GETATTR:
 		t->eof_read = false;
 		if (!c->fh) {
 			/* The previous record leaves the list when dispatched: keep
 			 * what was found while it was there. */
-			if (t->tprev)
-				t->after_create = rp_getattr_after_create(&t->tprev->rec, c);
-			t->absorbed = attr_stale && (t->after_create ||
-						     (n && rp_getattr_absorbed(c, &n->rec)));
+			if ((p = op_prev(t))) {
+				t->after_create = rp_getattr_after_create(&p->rec, c);
+				t->after_opendir = rp_getattr_after_opendir(&p->rec, c);
+			}
+			nn = n ? op_next(n) : NULL;
+			t->absorbed = t->after_opendir ||
+				      (attr_stale && (t->after_create ||
+						      (n && (rp_getattr_absorbed(c, &n->rec) ||
+							     rp_getattr_walk(c, &n->rec, parents) ||
+							     rp_getattr_dir_twice(c, &n->rec,
+										  nn ? &nn->rec : NULL,
+										  parents)))));
 			break;
 		}
 		t->absorbed = true;
 		if (n && n->rec.op == FSTAP_OP_READ && n->rec.fh == c->fh)
 			break;
-		for (p = t->tprev, i = 0; p && i < EOF_SCAN; p = p->tprev, i++) {
+		for (p = op_prev(t), i = 0; p && i < EOF_SCAN; p = op_prev(p), i++) {
 			if (p->rec.fh != c->fh)
 				continue;
 			if (p->rec.op == FSTAP_OP_READ && p->rec.result >= 0 &&
@@ -982,14 +1299,24 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 		p->tnext = t;
 	else
 		ts->head = t;
-	if (t->tprev)
-		rp_classify(r->attr_stale, t->tprev);
-	rp_classify(r->attr_stale, t);
+	if ((q = op_prev(t)))
+		rp_classify(r->attr_stale, &r->parents, q);	/* its next record changed */
+	rp_classify(r->attr_stale, &r->parents, t);
 	/* getattrs after t: with a handle (their read), or right after it
 	 * (the create before them) */
-	for (q = t->tnext, i = 0; q && i < EOF_SCAN; q = q->tnext, i++)
+	for (q = op_next(t), i = 0; q && i < EOF_SCAN; q = op_next(q), i++)
 		if (q->rec.op == FSTAP_OP_GETATTR && (q->rec.fh || !i))
-			rp_classify(r->attr_stale, q);
+			rp_classify(r->attr_stale, &r->parents, q);
+	/* writes after t, in order: their marker, or the part of a split before
+	 * them, may have arrived only now; a write that stays as it was leaves
+	 * the ones after it as they were */
+	for (q = t->tnext; q && q->rec.op == FSTAP_OP_WRITE; q = q->tnext) {
+		bool marked = q->marked, absorbed = q->absorbed;
+
+		rp_classify(r->attr_stale, &r->parents, q);
+		if (q->marked == marked && q->absorbed == absorbed)
+			break;
+	}
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
@@ -1015,11 +1342,12 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 	while ((ret = fstap_reader_next(rd, &rec)) > 0) {
 		struct rp_task *t;
 		struct tstate *ts;
+		bool in_list;
 
 		r->res->records++;
 		if (fstap_op_is_meta(rec.op)) {
 			if (rec.op == FSTAP_OP_STATE_DENTRY &&
-			    (ret = fstap_pathmap_apply(r->pm, &rec)))
+			    ((ret = fstap_pathmap_apply(r->pm, &rec)) || (ret = learn_parent(r, &rec))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
 			    (ret = rp_map_put(&r->kinds, rec.obj,
@@ -1032,10 +1360,18 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		if (!t || !(ts = tstate_get(r, rec.tid, true)))
 			return fstap_error(-ENOMEM, "cannot replay: out of memory");
 		t->fileidx = idx++;
-		if (!(rec.flags & FSTAP_RF_KERNEL))
+		if ((ret = learn_parent(r, &rec))) {
+			rp_task_free(t);
+			return fstap_error(ret, "cannot replay: out of memory");
+		}
+		/* a thread's list: its own requests, and the kernel's write
+		 * markers (the boundaries of its write() calls) */
+		t->marker = rp_write_marker(&rec);
+		in_list = !(rec.flags & FSTAP_RF_KERNEL) || t->marker;
+		if (in_list)
 			thread_insert(r, ts, t);
 		if ((ret = heap_push(r, t))) {
-			if (!(rec.flags & FSTAP_RF_KERNEL))
+			if (in_list)
 				thread_unlink(ts, t);
 			rp_task_free(t);
 			return fstap_error(ret, "cannot replay: out of memory");
@@ -1072,6 +1408,7 @@ static void run_release(struct run *r)
 	rp_map_release(&r->res_last);
 	rp_map_release(&r->fh_owner);
 	rp_map_release(&r->kinds);
+	rp_map_release(&r->parents);
 	fstap_pathmap_free(r->pm);
 }
 
@@ -1116,6 +1453,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	rp_map_init(&r.res_last);
 	rp_map_init(&r.fh_owner);
 	rp_map_init(&r.kinds);
+	rp_map_init(&r.parents);
 	r.attr_stale = attrs_stale(rd);
 	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
 	atomic_init(&r.completed, 0);

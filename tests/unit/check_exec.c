@@ -144,6 +144,61 @@ START_TEST(test_exec_dircache_shared)
 }
 END_TEST
 
+/* Runs a lookup of "x" in dir at generation gen. */
+static void lookup_in(const char *dir, uint32_t gen)
+{
+	struct rp_task t = { .rec = { .op = FSTAP_OP_LOOKUP, .obj = 2, .name = B("x"),
+				      .result = -ENOENT }, .path = dir, .ns_gen = gen };
+
+	ck_assert_int_eq(rp_exec_run(x, &t), -ENOENT);
+}
+
+/* A namespace change drops the entries at and below the paths it lists, only. */
+START_TEST(test_exec_dircache_ns_change)
+{
+	static const char *const dirs[] = { "/d", "/d/a", "/d/a/s", "/d/ab", "/e" };
+	char p[300];
+	unsigned i;
+	uint64_t n;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "%s%s", tmpl, dirs[i]);
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+	}
+	for (i = 0; i < 5; i++)
+		lookup_in(dirs[i], 0);
+	n = rp_shared_dir_opens(sh);
+	ck_assert_uint_eq(n, 5);
+	for (i = 0; i < 5; i++)
+		lookup_in(dirs[i], 0);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n);		/* all cached */
+
+	/* generation 1: "/d/a" removed or moved (not "/d/ab", a sibling) */
+	rp_shared_ns_change(sh, 1, "/d/a");
+	for (i = 0; i < 5; i++)
+		lookup_in(dirs[i], 1);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 2);	/* /d/a and /d/a/s */
+	n += 2;
+	/* generation 2: a rename of "/e" over "/d" lists both */
+	rp_shared_ns_change(sh, 2, "/e");
+	rp_shared_ns_change(sh, 2, "/d");
+	lookup_in("/d/ab", 2);
+	lookup_in("/d", 2);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 2);
+	n += 2;
+	/* generations 3 and 4, only 4 listed: 3 is unknown, everything goes */
+	rp_shared_ns_change(sh, 4, "/d/a");
+	lookup_in("/d/ab", 4);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 1);
+	n++;
+	/* a change of unknown path: everything goes */
+	rp_shared_ns_change(sh, 5, NULL);
+	lookup_in("/d/ab", 5);
+	lookup_in("/d/ab", 5);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 1);
+}
+END_TEST
+
 START_TEST(test_exec_file_lifecycle)
 {
 	char p[128];
@@ -260,6 +315,7 @@ static Suite *exec_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(sys, setup, teardown);
 	tcase_add_test(sys, test_exec_dircache_shared);
+	tcase_add_test(sys, test_exec_dircache_ns_change);
 	tcase_add_test(sys, test_exec_file_lifecycle);
 	tcase_add_test(sys, test_exec_readdir_entries);
 	tcase_add_test(sys, test_exec_unknown_and_hostile);

@@ -71,6 +71,16 @@ START_TEST(test_sched_lookup_absorption_names)
 	ck_assert(rp_lookup_absorbed(&l, &n));
 	n = (struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("g") };
 	ck_assert(!rp_lookup_absorbed(&l, &n));		/* a stat of a sibling */
+	/* stat("f") of an absent f, then open("f", O_CREAT) or rename(x, "f"):
+	 * the second lookup of the same entry is the next call's own */
+	l = (struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("f"), .result = -ENOENT };
+	n = (struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 1, .name = B("f"), .result = -ENOENT };
+	ck_assert(!rp_lookup_absorbed(&l, &n));
+	l.result = 0;
+	l.child = 4;
+	n.result = 0;
+	n.child = 4;
+	ck_assert(!rp_lookup_absorbed(&l, &n));
 }
 END_TEST
 
@@ -102,7 +112,7 @@ static void classify_all(bool stale)
 	unsigned i;
 
 	for (i = 0; i < ncls; i++)
-		rp_classify(stale, cls[i]);
+		rp_classify(stale, NULL, cls[i]);
 }
 
 static void thr_reset(void)
@@ -220,7 +230,7 @@ START_TEST(test_classify_getattr_after_create)
 	ck_assert(!st->absorbed);	/* a second getattr: the application's stat() */
 	/* kept once the create has left the thread's list (dispatched) */
 	pc->tprev = NULL;
-	rp_classify(true, pc);
+	rp_classify(true, NULL, pc);
 	ck_assert(pc->absorbed);
 	pc->tprev = cls[1];
 	classify_all(false);		/* attributes cached: no check, a stat() */
@@ -296,6 +306,253 @@ START_TEST(test_classify_getattr_handle)
 	classify_all(true);
 	ck_assert(g->absorbed && !g->eof_read);
 	ck_assert(g2->absorbed && !g2->eof_read);	/* fh 3's last read was full */
+	thr_reset();
+}
+END_TEST
+
+/*
+ * The walk through a directory whose attributes are stale: GETATTR of the
+ * directory, then the call on an object below it (its entries cached).
+ */
+START_TEST(test_classify_getattr_walk)
+{
+	struct rp_map parents;
+	struct rp_task *pc, *n;
+
+	rp_map_init(&parents);
+	ck_assert_int_eq(rp_map_put(&parents, 20, 10), 0);	/* 10/20 */
+	ck_assert_int_eq(rp_map_put(&parents, 30, 20), 0);	/* 10/20/30 */
+	ck_assert_int_eq(rp_map_put(&parents, 40, 10), 0);	/* 10/40 */
+	ck_assert(rp_below(&parents, 20, 10));
+	ck_assert(rp_below(&parents, 30, 10));
+	ck_assert(!rp_below(&parents, 10, 20));
+	ck_assert(!rp_below(&parents, 40, 20));
+	ck_assert(!rp_below(&parents, 10, 10));
+	ck_assert(!rp_below(NULL, 20, 10));
+	/* a loop (a hostile trace) ends */
+	ck_assert_int_eq(rp_map_put(&parents, 50, 51), 0);
+	ck_assert_int_eq(rp_map_put(&parents, 51, 50), 0);
+	ck_assert(!rp_below(&parents, 50, 10));
+
+	/* stat("d/f") of a cached f in a changed d: GETATTR d, GETATTR f */
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 10 });
+	n = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 20 });
+	rp_classify(true, &parents, pc);
+	ck_assert(pc->absorbed);
+	rp_classify(true, NULL, pc);		/* nothing known of 20's directory */
+	ck_assert(!pc->absorbed);
+	rp_classify(false, &parents, pc);	/* attributes cached: a stat() */
+	ck_assert(!pc->absorbed);
+	/* deeper: a lookup in 10/20/30, an open of 10/20/30 */
+	n->rec = (struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 30, .name = B("x") };
+	rp_classify(true, &parents, pc);
+	ck_assert(pc->absorbed);
+	n->rec = (struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 30, .fh = 1 };
+	rp_classify(true, &parents, pc);
+	ck_assert(pc->absorbed);
+	/* not below it: a stat() of the directory */
+	n->rec = (struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 40 };
+	pc->rec.obj = 20;
+	rp_classify(true, &parents, pc);
+	ck_assert(!pc->absorbed);
+	pc->rec.obj = 10;
+	/* calls on a handle walk nothing */
+	n->rec = (struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 20, .fh = 3 };
+	rp_classify(true, &parents, pc);
+	ck_assert(!pc->absorbed);
+	n->rec = (struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 20, .fh = 3 };
+	rp_classify(true, &parents, pc);
+	ck_assert(!pc->absorbed);
+	/* a rename into a directory below */
+	n->rec = (struct fstap_rec){ .op = FSTAP_OP_RENAME, .obj = 40, .name = B("a"),
+				     .newparent = 30, .newname = B("b") };
+	ck_assert(rp_getattr_walk(&(struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 20 },
+				  &n->rec, &parents));
+	thr_reset();
+
+	/* the directory asked for twice, then the walk goes on: both the kernel's */
+	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 10 });
+	n = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 10 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 10, .name = B("j"), .result = -ENOENT });
+	classify_all(true);
+	ck_assert(pc->absorbed && n->absorbed);
+	cls[2]->rec = (struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 30 };	/* below */
+	classify_all(true);
+	ck_assert(!pc->absorbed);		/* nothing known of 30's directory */
+	rp_classify(true, &parents, pc);
+	ck_assert(pc->absorbed);
+	/* a file's stat() then open(): the first is the stat() */
+	pc->rec.obj = n->rec.obj = 5;
+	cls[2]->rec = (struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 5, .fh = 1 };
+	rp_classify(true, &parents, pc);
+	ck_assert(!pc->absorbed);
+	thr_reset();
+	rp_map_release(&parents);
+}
+END_TEST
+
+/* glibc's opendir(): OPENDIR with O_NONBLOCK, then its fstat (a GETATTR). */
+START_TEST(test_classify_getattr_after_opendir)
+{
+	struct rp_task *o, *g;
+
+	o = thr((struct fstap_rec){ .op = FSTAP_OP_OPENDIR, .obj = 7, .fh = 2,
+				    .flags_arg = O_RDONLY | O_NONBLOCK | O_DIRECTORY });
+	g = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 7 });
+	thr((struct fstap_rec){ .op = FSTAP_OP_READDIR, .obj = 7, .fh = 2 });
+	classify_all(true);
+	ck_assert(g->absorbed);		/* the opendir executor issues the fstat */
+	classify_all(false);		/* whatever the cache mode */
+	ck_assert(g->absorbed);
+	/* kept once the opendir has been dispatched */
+	g->tprev = NULL;
+	rp_classify(true, NULL, g);
+	ck_assert(g->absorbed);
+	g->tprev = o;
+	/* open(O_DIRECTORY) by hand: no fstat of its own; the getattr is one */
+	o->rec.flags_arg = O_RDONLY | O_DIRECTORY;
+	classify_all(true);
+	ck_assert(!g->absorbed);
+	/* a failed opendir, or another directory */
+	o->rec.flags_arg = O_RDONLY | O_NONBLOCK | O_DIRECTORY;
+	o->rec.result = -EACCES;
+	classify_all(true);
+	ck_assert(!g->absorbed);
+	o->rec.result = 0;
+	g->rec.obj = 8;
+	classify_all(true);
+	ck_assert(!g->absorbed);
+	thr_reset();
+}
+END_TEST
+
+/* ---- writes the kernel split -------------------------------------------- */
+
+/* The kernel's GETXATTR of security.capability before a write() (a marker). */
+static struct rp_task *thr_marker(uint64_t obj)
+{
+	struct rp_task *m = thr((struct fstap_rec){ .op = FSTAP_OP_GETXATTR, .obj = obj,
+						    .flags = FSTAP_RF_KERNEL,
+						    .name = B("security.capability"),
+						    .result = -ENODATA });
+
+	m->marker = rp_write_marker(&m->rec);
+	ck_assert(m->marker);
+	return m;
+}
+
+static struct rp_task *thr_write(uint64_t off, uint64_t size)
+{
+	return thr((struct fstap_rec){ .op = FSTAP_OP_WRITE, .obj = 5, .fh = 3, .offset = off,
+				       .size = size, .result = (int64_t)size });
+}
+
+START_TEST(test_sched_write_shapes)
+{
+	struct fstap_rec m = { .op = FSTAP_OP_GETXATTR, .obj = 5, .flags = FSTAP_RF_KERNEL,
+			       .name = B("security.capability"), .result = -ENODATA };
+	struct fstap_rec a = { .op = FSTAP_OP_WRITE, .obj = 5, .fh = 3, .offset = 32394,
+			       .size = 374, .result = 374 };
+	struct fstap_rec b = { .op = FSTAP_OP_WRITE, .obj = 5, .fh = 3, .offset = 32768,
+			       .size = 3722, .result = 3722 };
+
+	ck_assert(rp_write_marker(&m));
+	m.result = 0;				/* a capability is set: still one */
+	ck_assert(rp_write_marker(&m));
+	m.result = -ENOSYS;			/* the kernel stops asking */
+	ck_assert(!rp_write_marker(&m));
+	m.result = -ENODATA;
+	m.flags = 0;				/* the application's own getxattr */
+	ck_assert(!rp_write_marker(&m));
+	m.flags = FSTAP_RF_KERNEL;
+	m.name = B("security.selinux");
+	ck_assert(!rp_write_marker(&m));
+
+	ck_assert(rp_write_continues(&a, &b));	/* samba-xattr's pwrite of 4096 at 32394 */
+	b.fh = 4;
+	ck_assert(!rp_write_continues(&a, &b));	/* another handle */
+	b.fh = 3;
+	b.offset = 32769;
+	ck_assert(!rp_write_continues(&a, &b));	/* not where a ended */
+	a.size = 375;
+	a.result = 375;
+	ck_assert(!rp_write_continues(&a, &b));	/* not at a page boundary */
+	a.size = 374;
+	a.result = 300;
+	b.offset = 32768;
+	ck_assert(!rp_write_continues(&a, &b));	/* a was short: the call ended there */
+	a.result = 374;
+	b.result = -ENOSPC;
+	ck_assert(!rp_write_continues(&a, &b));
+	b.result = 3722;
+	b.flags = FSTAP_RF_KERNEL;		/* writeback */
+	ck_assert(!rp_write_continues(&a, &b));
+}
+END_TEST
+
+START_TEST(test_classify_split_write)
+{
+	struct rp_task *w1, *w2, *w3;
+
+	/* one pwrite of 4096 at 32394: marker, [32394, 32768), [32768, 36490) */
+	thr_marker(5);
+	w1 = thr_write(32394, 374);
+	w2 = thr_write(32768, 3722);
+	classify_all(true);
+	ck_assert(w1->marked && !w1->absorbed);
+	ck_assert(!w2->marked && w2->absorbed);
+	/* kept when the first part has been dispatched */
+	w2->tprev = NULL;
+	rp_classify(true, NULL, w2);
+	ck_assert(w2->absorbed);
+	w2->tprev = w1;
+	ck_assert_uint_eq(rp_merge_split_write(w1), 1);
+	ck_assert(w2->merged);
+	ck_assert_uint_eq(w1->rec.offset, 32394);
+	ck_assert_uint_eq(w1->rec.size, 4096);
+	ck_assert_int_eq(w1->rec.result, 4096);
+	ck_assert_uint_eq(rp_merge_split_write(w1), 0);	/* taken once */
+	thr_reset();
+
+	/* two writes of 512: each has its marker, nothing merges */
+	thr_marker(5);
+	w1 = thr_write(3584, 512);
+	thr_marker(5);
+	w2 = thr_write(4096, 512);
+	classify_all(true);
+	ck_assert(w1->marked && w2->marked);
+	ck_assert(!w2->absorbed);
+	ck_assert_uint_eq(rp_merge_split_write(w1), 0);
+	thr_reset();
+
+	/* no markers at all (direct I/O, a hand-made trace): not merged */
+	w1 = thr_write(3584, 512);
+	w2 = thr_write(4096, 512);
+	classify_all(true);
+	ck_assert(!w1->marked && !w2->absorbed);
+	ck_assert_uint_eq(rp_merge_split_write(w1), 0);
+	ck_assert_uint_eq(w1->rec.size, 512);
+	thr_reset();
+
+	/* a write of 300000 at 0 cut at max_write (128 KiB): three parts */
+	thr_marker(5);
+	w1 = thr_write(0, 131072);
+	w2 = thr_write(131072, 131072);
+	w3 = thr_write(262144, 37856);
+	thr((struct fstap_rec){ .op = FSTAP_OP_FLUSH, .obj = 5, .fh = 3 });
+	classify_all(true);
+	ck_assert(w2->absorbed && w3->absorbed);
+	ck_assert_uint_eq(rp_merge_split_write(w1), 2);
+	ck_assert_uint_eq(w1->rec.size, 300000);
+	ck_assert(w2->merged && w3->merged);
+	thr_reset();
+
+	/* the marker of another file does not mark this one */
+	thr_marker(6);
+	w1 = thr_write(32394, 374);
+	w2 = thr_write(32768, 3722);
+	classify_all(true);
+	ck_assert(!w1->marked && !w2->absorbed);
 	thr_reset();
 }
 END_TEST
@@ -422,6 +679,65 @@ START_TEST(test_sched_map)
 	ck_assert_uint_eq(m.n, 10000);
 	ck_assert_int_eq(rp_map_put(&m, 0, 1), -EINVAL);
 	rp_map_release(&m);
+}
+END_TEST
+
+/*
+ * One pwrite of 4096 bytes at 32394 the kernel split at the page boundary,
+ * its marker written after the two parts in the file (another FUSE
+ * worker's chunk): one pwrite of the whole range. Then a write with its own
+ * marker that has the shape of a continuation: issued by itself.
+ */
+START_TEST(test_sched_run_split_write)
+{
+	struct fstap_trace_info info = {
+		.version_major = 1,
+		.metadata_json = (char *)"{\"recorder\":{\"attr_timeout\":0.0}}",
+	};
+	const struct fstap_bytes cap = B("security.capability");
+	struct rp_result *r;
+	struct stat st;
+	char p[300];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/f", dir_path);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+
+	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_DENTRY, .obj = 1, .name = B("f"), .child = 5 });
+	add((struct fstap_rec){ .op = FSTAP_OP_OPEN, .tid = 10, .start_ns = 100, .dur_ns = 5,
+				.obj = 5, .fh = 1, .flags_arg = O_WRONLY });
+	add((struct fstap_rec){ .op = FSTAP_OP_WRITE, .tid = 10, .start_ns = 130, .dur_ns = 5,
+				.obj = 5, .fh = 1, .offset = 32394, .size = 374, .result = 374 });
+	add((struct fstap_rec){ .op = FSTAP_OP_WRITE, .tid = 10, .start_ns = 140, .dur_ns = 5,
+				.obj = 5, .fh = 1, .offset = 32768, .size = 3722, .result = 3722 });
+	add((struct fstap_rec){ .op = FSTAP_OP_GETXATTR, .tid = 10, .start_ns = 120, .dur_ns = 5,
+				.obj = 5, .flags = FSTAP_RF_KERNEL, .name = cap,
+				.result = -ENODATA });
+	add((struct fstap_rec){ .op = FSTAP_OP_GETXATTR, .tid = 10, .start_ns = 150, .dur_ns = 5,
+				.obj = 5, .flags = FSTAP_RF_KERNEL, .name = cap,
+				.result = -ENODATA });
+	add((struct fstap_rec){ .op = FSTAP_OP_WRITE, .tid = 10, .start_ns = 160, .dur_ns = 5,
+				.obj = 5, .fh = 1, .offset = 36490, .size = 1398, .result = 1398 });
+	add((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .tid = 10, .start_ns = 170, .dur_ns = 5,
+				.obj = 5, .fh = 1 });
+	ck_assert_int_eq(fstap_writer_close(w, 1000, false), 0);
+	fstap_writer_free(w);
+
+	r = run(RP_ORDER_THREAD);
+	ck_assert_msg(r->stats.divergences == 0, "%llu divergences",
+		      (unsigned long long)r->stats.divergences);
+	ck_assert_uint_eq(r->writes_merged, 1);
+	ck_assert_uint_eq(r->stats.op[FSTAP_OP_WRITE].count, 2);
+	ck_assert_uint_eq(r->stats.op[FSTAP_OP_WRITE].bytes, 4096 + 1398);
+	ck_assert_uint_eq(r->kernel_skipped, 2);	/* the markers */
+	ck_assert_uint_eq(r->handles_left, 0);
+	rp_result_free(r);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 37888);
 }
 END_TEST
 
@@ -583,6 +899,10 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_classify_getattr_permission);
 	tcase_add_test(tc, test_classify_getattr_handle);
 	tcase_add_test(tc, test_classify_getattr_after_create);
+	tcase_add_test(tc, test_classify_getattr_walk);
+	tcase_add_test(tc, test_classify_getattr_after_opendir);
+	tcase_add_test(tc, test_sched_write_shapes);
+	tcase_add_test(tc, test_classify_split_write);
 	tcase_add_test(tc, test_sched_option_parsing);
 	tcase_add_test(tc, test_sched_map);
 	tcase_add_test(tc, test_sched_task_copy);
@@ -591,6 +911,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(runs, test_sched_run_cross_thread);
 	tcase_add_test(runs, test_sched_run_errors);
 	tcase_add_test(runs, test_sched_run_absorption);
+	tcase_add_test(runs, test_sched_run_split_write);
 	suite_add_tcase(s, runs);
 	return s;
 }
