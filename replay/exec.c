@@ -119,6 +119,7 @@ struct rp_shared {
 	struct rp_map handles;	/* fh + 1 -> struct rp_handle *; protected by mu */
 	pthread_mutex_t omu;
 	bool track_order;	/* --order=none: count same-resource reorderings */
+	bool devices;		/* --devices: mknod of character and block devices */
 	struct rp_map order;	/* resource -> highest seq executed; protected by omu */
 };
 
@@ -153,6 +154,11 @@ int rp_shared_new(int root_fd, struct rp_shared **out)
 	rp_map_init(&sh->order);
 	*out = sh;
 	return 0;
+}
+
+void rp_shared_allow_devices(struct rp_shared *sh, bool on)
+{
+	sh->devices = on;
 }
 
 void rp_shared_track_order(struct rp_shared *sh, bool on)
@@ -841,8 +847,12 @@ static int64_t exec_readlink(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t exec_mknod(struct rp_exec *x, const struct rp_task *t)
 {
-	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
+	int dfd, ret;
 
+	/* a device node in DIR reaches the device, outside DIR: only if asked */
+	if ((S_ISCHR(t->rec.mode) || S_ISBLK(t->rec.mode)) && !x->sh->devices)
+		return -EPERM;
+	ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
 	if (ret)
 		return ret;
 	return SYSRET(mknodat(dfd, x->name, (mode_t)(t->rec.mode & S_IFMT) | umasked(&t->rec, 07777),

@@ -39,6 +39,7 @@ struct rp_options {
 	uint64_t window_ns;	/* reorder window; 0: from the trace's metadata */
 	unsigned queue_depth;	/* per-worker queue bound; 0: default */
 	bool progress;		/* a progress line on stderr */
+	bool devices;		/* create the character and block devices mknod asks for */
 };
 
 /* Parses "strict" etc.; -EINVAL if unknown. */

@@ -231,6 +231,8 @@ int rp_shared_new(int root_fd, struct rp_shared **out);
 void rp_shared_free(struct rp_shared *sh);
 /* --order=none: count ops that run after a later-recorded op on a resource. */
 void rp_shared_track_order(struct rp_shared *sh, bool on);
+/* Lets mknod create character and block devices (--devices). */
+void rp_shared_allow_devices(struct rp_shared *sh, bool on);
 /* Handles still open at the end (closed by rp_shared_free). */
 size_t rp_shared_open_handles(const struct rp_shared *sh);
 /* Directories opened (openat2) by the shared directory cache so far. */

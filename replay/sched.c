@@ -1456,6 +1456,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	rp_map_init(&r.parents);
 	r.attr_stale = attrs_stale(rd);
 	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
+	rp_shared_allow_devices(r.sh, o->devices);
 	atomic_init(&r.completed, 0);
 
 	/* Modes and umasks are applied from the record, as the process had them. */

@@ -34,6 +34,9 @@ static const char usage[] =
 	"                     limited to SIZE (e.g. 512M)\n"
 	"  --window=NS        reorder window in ns (default: the trace's flush interval\n"
 	"                     plus 250 ms)\n"
+	"  --devices          let mknod create character and block devices (refused\n"
+	"                     by default, counted as divergences: a device node in\n"
+	"                     DIR reaches the device; only for traces you trust)\n"
 	"  --no-progress      no progress line on a terminal\n"
 	"  -h, --help         this help\n"
 	"\n"
@@ -73,7 +76,7 @@ static int csv_fn(FILE *f, struct rp_result *const *runs, unsigned n, const stru
 int cmd_replay(int argc, char **argv)
 {
 	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
-	       OPT_WINDOW, OPT_NOPROG };
+	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -84,6 +87,7 @@ int cmd_replay(int argc, char **argv)
 		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
+		{ "devices", no_argument, NULL, OPT_DEVICES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -138,6 +142,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_NOPROG:
 			progress = false;
+			break;
+		case OPT_DEVICES:
+			o.devices = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

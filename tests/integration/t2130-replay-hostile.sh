@@ -3,8 +3,9 @@
 # target: names "..", "a/../../x" and absolute ones, symlinks in the tree
 # that lead out (to / and to a sentinel directory next to the target),
 # symlinks the trace itself creates, names with '/' in the initial state,
-# unknown handles and objects. Each attempt is refused or fails and is
-# counted as a divergence; the sentinel directory is unchanged.
+# unknown handles and objects, a block device node (it would reach the
+# disk). Each attempt is refused or fails and is counted as a divergence;
+# the sentinel directory is unchanged. With --devices, mknod makes devices.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -63,6 +64,7 @@ cat >"$T/t.jsonl" <<J
 {"op":"setattr","t":270,"dur":1,"tid":5,"pid":5,"obj":9,"valid":1,"mode":511}
 {"op":"removexattr","t":280,"dur":1,"tid":5,"pid":5,"obj":10,"name":"user.x"}
 {"op":"mknod","t":290,"dur":1,"tid":5,"pid":5,"obj":3,"name":"fifo","mode":4516}
+{"op":"mknod","t":300,"dur":1,"tid":5,"pid":5,"obj":1,"name":"disk","mode":24960,"rdev":2048}
 J
 expect_exit 0 "$FSTAP" import -o "$T/t.trace" "$T/t.jsonl"
 for order in strict thread none; do
@@ -88,5 +90,21 @@ done
 [ "$(cat "$S/keep")" = precious ] || fail "the sentinel file changed"
 [ -d "$D/ok" ] || fail "'ok' moved"
 [ "$(readlink "$D/s2")" = / ] || fail "the trace's own symlink is missing"
+[ -e "$D/disk" ] && fail "replay created a block device without --devices"
+
+# --devices: a character device (1:3, /dev/null's) is made as recorded
+mkdir "$T/devdir"
+cat >"$T/dev.jsonl" <<J
+{"fstap":"trace","version":"1.0"}
+{"op":"state_inode","obj":1,"mode":16877,"ino":2,"nlink":2}
+{"op":"mknod","t":10,"dur":1,"tid":5,"pid":5,"obj":1,"name":"null","mode":8630,"rdev":259,"child":2}
+J
+expect_exit 0 "$FSTAP" import -o "$T/dev.trace" "$T/dev.jsonl"
+expect_exit 0 "$FSTAP" replay "$T/dev.trace" "$T/devdir" &&
+	expect_grep "$T/out" "mknod" && [ ! -e "$T/devdir/null" ] ||
+	fail "a character device was made without --devices"
+expect_exit 0 "$FSTAP" replay --devices "$T/dev.trace" "$T/devdir" &&
+	expect_grep "$T/out" "divergences:  0"
+[ -c "$T/devdir/null" ] || fail "--devices: the character device is missing"
 
 finish
