@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +71,10 @@ struct rp_worker {
 	struct rp_task *head, *tail;
 	unsigned qlen;
 	bool closed;
-	uint64_t done;		/* ops completed (per-worker numbers 1..done) */
-	unsigned waiters;	/* threads waiting on cv_done */
+	bool sleeping;		/* the worker waits on cv_get */
+	atomic_bool queued;	/* head is not NULL: read without mu while spinning */
+	_Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
+	atomic_uint waiters;	/* threads waiting on cv_done */
 
 	/* dispatcher only */
 	uint64_t wseq;		/* ops dispatched to it */
@@ -105,7 +108,7 @@ struct run {
 	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
 	bool attr_stale;	/* the recording did not cache attributes */
-	struct rp_task **heap;
+	struct heap_ent *heap;
 	size_t nheap, capheap;
 	uint64_t seq;
 	uint32_t ns_gen;
@@ -502,7 +505,20 @@ static struct rp_task *op_prev(const struct rp_task *t)
 
 /* ---- heap on (start_ns, fileidx) ---------------------------------------- */
 
-static bool before(const struct rp_task *a, const struct rp_task *b)
+/* The keys are kept in the heap itself: comparing them touches no task. */
+struct heap_ent {
+	uint64_t start, idx;
+	struct rp_task *t;
+};
+
+static inline bool before(const struct heap_ent *a, const struct heap_ent *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->idx < b->idx;
+}
+
+static bool task_before(const struct rp_task *a, const struct rp_task *b)
 {
 	if (a->rec.start_ns != b->rec.start_ns)
 		return a->rec.start_ns < b->rec.start_ns;
@@ -511,11 +527,12 @@ static bool before(const struct rp_task *a, const struct rp_task *b)
 
 static int heap_push(struct run *r, struct rp_task *t)
 {
+	struct heap_ent e = { t->rec.start_ns, t->fileidx, t };
 	size_t i;
 
 	if (r->nheap == r->capheap) {
 		size_t c = r->capheap ? 2 * r->capheap : 1024;
-		struct rp_task **p = realloc(r->heap, c * sizeof(*p));
+		struct heap_ent *p = realloc(r->heap, c * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
@@ -523,17 +540,18 @@ static int heap_push(struct run *r, struct rp_task *t)
 		r->capheap = c;
 	}
 	i = r->nheap++;
-	while (i && before(t, r->heap[(i - 1) / 2])) {
+	while (i && before(&e, &r->heap[(i - 1) / 2])) {
 		r->heap[i] = r->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	r->heap[i] = t;
+	r->heap[i] = e;
 	return 0;
 }
 
 static struct rp_task *heap_pop(struct run *r)
 {
-	struct rp_task *top = r->heap[0], *last = r->heap[--r->nheap];
+	struct rp_task *top = r->heap[0].t;
+	struct heap_ent last = r->heap[--r->nheap];
 	size_t i = 0;
 
 	for (;;) {
@@ -541,9 +559,9 @@ static struct rp_task *heap_pop(struct run *r)
 
 		if (c >= r->nheap)
 			break;
-		if (c + 1 < r->nheap && before(r->heap[c + 1], r->heap[c]))
+		if (c + 1 < r->nheap && before(&r->heap[c + 1], &r->heap[c]))
 			c++;
-		if (!before(r->heap[c], last))
+		if (!before(&r->heap[c], &last))
 			break;
 		r->heap[i] = r->heap[c];
 		i = c;
@@ -555,34 +573,84 @@ static struct rp_task *heap_pop(struct run *r)
 
 /* ---- workers ------------------------------------------------------------ */
 
+/*
+ * Hand-off between the dispatcher and a worker. A round trip through a
+ * futex costs several microseconds, as much as the system call the worker
+ * replays, so: the worker takes the whole queue at once, spins a little
+ * before it sleeps (the next task usually comes within microseconds), is
+ * woken only when it sleeps, and publishes its progress with an atomic,
+ * taking the lock only when someone waits for it.
+ */
+#define SPIN_NS 20000
+
+/* Spins up to SPIN_NS for *v to reach n; whether it did. */
+static bool spin_until(_Atomic uint64_t *v, uint64_t n)
+{
+	uint64_t until = 0;
+
+	while (atomic_load_explicit(v, memory_order_acquire) < n) {
+		uint64_t t = now_ns();
+
+		if (!until)
+			until = t + SPIN_NS;
+		else if (t >= until)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
 static void wait_done(struct rp_worker *w, uint64_t n)
 {
+	if (spin_until(&w->done, n))
+		return;
 	pthread_mutex_lock(&w->mu);
-	while (w->done < n) {
-		w->waiters++;
+	atomic_fetch_add(&w->waiters, 1);
+	while (atomic_load(&w->done) < n)
 		pthread_cond_wait(&w->cv_done, &w->mu);
-		w->waiters--;
-	}
+	atomic_fetch_sub(&w->waiters, 1);
 	pthread_mutex_unlock(&w->mu);
 }
 
-static struct rp_task *queue_get(struct rp_worker *w)
+static void mark_done(struct rp_worker *w)
 {
-	struct rp_task *t;
-
-	pthread_mutex_lock(&w->mu);
-	while (!w->head && !w->closed)
-		pthread_cond_wait(&w->cv_get, &w->mu);
-	t = w->head;
-	if (t) {
-		w->head = t->next;
-		if (!w->head)
-			w->tail = NULL;
-		if (w->qlen-- == w->run->qdepth)
-			pthread_cond_signal(&w->cv_put);
+	atomic_fetch_add(&w->done, 1);
+	if (atomic_load(&w->waiters)) {
+		pthread_mutex_lock(&w->mu);
+		pthread_cond_broadcast(&w->cv_done);
+		pthread_mutex_unlock(&w->mu);
 	}
+}
+
+/* Takes every queued task (a list), or NULL when the queue is closed and empty. */
+static struct rp_task *queue_take(struct rp_worker *w)
+{
+	struct rp_task *list;
+	uint64_t until = 0;
+
+	while (!atomic_load_explicit(&w->queued, memory_order_acquire)) {
+		uint64_t t = now_ns();
+
+		if (!until)
+			until = t + SPIN_NS;
+		else if (t >= until)
+			break;
+		sched_yield();
+	}
+	pthread_mutex_lock(&w->mu);
+	while (!w->head && !w->closed) {
+		w->sleeping = true;
+		pthread_cond_wait(&w->cv_get, &w->mu);
+		w->sleeping = false;
+	}
+	list = w->head;
+	w->head = w->tail = NULL;
+	atomic_store_explicit(&w->queued, false, memory_order_relaxed);
+	if (w->qlen >= w->run->qdepth)
+		pthread_cond_signal(&w->cv_put);
+	w->qlen = 0;
 	pthread_mutex_unlock(&w->mu);
-	return t;
+	return list;
 }
 
 static void queue_put(struct rp_worker *w, struct rp_task *t)
@@ -596,7 +664,9 @@ static void queue_put(struct rp_worker *w, struct rp_task *t)
 	else
 		w->head = t;
 	w->tail = t;
-	if (w->qlen++ == 0)
+	w->qlen++;
+	atomic_store_explicit(&w->queued, true, memory_order_release);
+	if (w->sleeping)
 		pthread_cond_signal(&w->cv_get);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -607,31 +677,30 @@ static void *worker_main(void *arg)
 	struct run *r = w->run;
 	struct rp_exec *x = NULL;
 	struct rp_pace pace;
-	struct rp_task *t;
+	struct rp_task *t, *list;
 	uint64_t prev_done = r->t0, issued;
 	uint32_t i;
 
 	rp_pace_init(&pace, r->o->pace_pct);
 	w->err = rp_exec_new(r->sh, &w->stats, &x);
-	while ((t = queue_get(w))) {
-		for (i = 0; i < t->ndeps; i++)
-			wait_done(t->deps[i].w, t->deps[i].wseq);
-		if (pace.pct) {
-			uint64_t lag = rp_pace_wait(&pace, &rp_clock_real, prev_done, t->gap_ns,
-						    &issued);
+	while ((list = queue_take(w))) {
+		while ((t = list)) {
+			list = t->next;
+			for (i = 0; i < t->ndeps; i++)
+				wait_done(t->deps[i].w, t->deps[i].wseq);
+			if (pace.pct) {
+				uint64_t lag = rp_pace_wait(&pace, &rp_clock_real, prev_done,
+							    t->gap_ns, &issued);
 
-			rp_stats_add_lag(&w->stats, lag);
+				rp_stats_add_lag(&w->stats, lag);
+			}
+			if (x)
+				rp_exec_run(x, t);
+			prev_done = now_ns();
+			rp_task_free(t);
+			mark_done(w);
+			atomic_fetch_add_explicit(&r->completed, 1, memory_order_relaxed);
 		}
-		if (x)
-			rp_exec_run(x, t);
-		prev_done = now_ns();
-		rp_task_free(t);
-		pthread_mutex_lock(&w->mu);
-		w->done++;
-		if (w->waiters)
-			pthread_cond_broadcast(&w->cv_done);
-		pthread_mutex_unlock(&w->mu);
-		atomic_fetch_add_explicit(&r->completed, 1, memory_order_relaxed);
 	}
 	rp_exec_free(x);
 	return NULL;
@@ -1287,7 +1356,7 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 	struct rp_task *p = ts->tail, *q;
 	unsigned i;
 
-	while (p && before(t, p))
+	while (p && task_before(t, p))
 		p = p->tprev;
 	t->tprev = p;
 	t->tnext = p ? p->tnext : ts->head;
@@ -1378,7 +1447,7 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		}
 		if (rec.start_ns > max_start)
 			max_start = rec.start_ns;
-		while (r->nheap && sat_add(r->heap[0]->rec.start_ns, window) < max_start) {
+		while (r->nheap && sat_add(r->heap[0].start, window) < max_start) {
 			if ((ret = dispatch(r, heap_pop(r))))
 				return fstap_error(ret, "cannot replay: out of memory");
 		}
@@ -1399,7 +1468,7 @@ static void run_release(struct run *r)
 	size_t i;
 
 	for (i = 0; i < r->nheap; i++)
-		rp_task_free(r->heap[i]);
+		rp_task_free(r->heap[i].t);
 	free(r->heap);
 	for (i = 0; i < r->tids.cap; i++)
 		if (r->tids.keys[i])
