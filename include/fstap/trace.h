@@ -128,11 +128,10 @@ struct fstap_chunk_enc {
 	bool have_thread, have_cred;
 	uint32_t nnames, nthreads;
 	uint32_t generation;
-	uint32_t name_off[FSTAP_CHUNK_NAMES_MAX];
+	uint32_t name_off[FSTAP_CHUNK_NAMES_MAX];	/* interned names: offset in buf */
 	uint32_t name_len[FSTAP_CHUNK_NAMES_MAX];
-	uint32_t name_hash[FSTAP_CHUNK_NAMES_MAX];	/* compared before the bytes */
-	uint32_t name_slot[2 * FSTAP_CHUNK_NAMES_MAX];	/* hash: index+1 */
-	uint32_t name_slot_gen[2 * FSTAP_CHUNK_NAMES_MAX];
+	/* open addressing: generation, hash bits and index per slot (chunk_encode.c) */
+	uint32_t name_slots[2 * FSTAP_CHUNK_NAMES_MAX];
 	uint64_t thread_key[FSTAP_CHUNK_THREADS_MAX];
 };
 

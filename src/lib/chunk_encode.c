@@ -12,14 +12,42 @@
 
 #define NAME_SLOTS (2 * FSTAP_CHUNK_NAMES_MAX)
 
+/*
+ * The name table is open addressing over name_slots[]: one 32-bit word
+ * per slot holds the chunk's generation (12 bits), 8 more bits of the name's
+ * hash and the name's index (12 bits). A probe thus reads one word, and
+ * consecutive probes the same cache line; the name's length, offset and
+ * bytes are read only when the hash bits match. The separate slot, hash and
+ * generation arrays this replaces cost three cache misses per probe, and
+ * the kernel's work between two requests evicts them: with a readdir of
+ * 128 entries per request, interning the entries' names was the recorder's
+ * largest cost per entry.
+ *
+ * Which names get interned (the first FSTAP_CHUNK_NAMES_MAX distinct names
+ * of the chunk) and so the bytes written do not depend on the hash.
+ */
+#define SLOT_GEN_BITS 12
+#define SLOT_TAG_BITS 8
+#define SLOT_IDX_BITS 12
+#define SLOT_GEN_MAX ((1u << SLOT_GEN_BITS) - 1)
+#define SLOT_IDX_MASK ((1u << SLOT_IDX_BITS) - 1)
+#define SLOT_TAG_MASK ((1u << SLOT_TAG_BITS) - 1)
+
+_Static_assert(FSTAP_CHUNK_NAMES_MAX <= (1u << SLOT_IDX_BITS), "name index fits a slot");
+_Static_assert(SLOT_GEN_BITS + SLOT_TAG_BITS + SLOT_IDX_BITS == 32, "a slot is 32 bits");
+
 void fstap_chunk_enc_init(struct fstap_chunk_enc *enc, uint8_t *buf, size_t cap,
 			  uint64_t base_ns)
 {
 	uint32_t gen = enc->generation + 1;
 
-	/* The slot table is reset by bumping the generation, not by memset. */
-	if (gen == 0 || enc->buf == NULL) {
-		memset(enc->name_slot_gen, 0, sizeof(enc->name_slot_gen));
+	/*
+	 * The slot table is reset by bumping the generation, not by memset;
+	 * a slot stores 12 bits of it, so every 4095 chunks (and on first
+	 * use) the table is cleared and the generation starts again at 1.
+	 */
+	if (gen > SLOT_GEN_MAX || enc->buf == NULL) {
+		memset(enc->name_slots, 0, sizeof(enc->name_slots));
 		gen = 1;
 	}
 	enc->generation = gen;
@@ -33,27 +61,98 @@ void fstap_chunk_enc_init(struct fstap_chunk_enc *enc, uint8_t *buf, size_t cap,
 	enc->nnames = enc->nthreads = 0;
 }
 
-static uint32_t hash_bytes(const uint8_t *p, uint32_t len)
+static inline uint64_t load64(const uint8_t *p)
 {
-	uint32_t h = 2166136261u;
+	uint64_t v;
 
-	while (len--)
-		h = (h ^ *p++) * 16777619u;
-	return h;
+	memcpy(&v, p, 8);
+	return v;
 }
 
-/* Writes a name as a back-reference when this chunk has it, else literally. */
-static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_bytes n)
+static inline uint32_t load32(const uint8_t *p)
 {
-	uint32_t h = hash_bytes(n.ptr, n.len), slot, i;
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * 32 bits of hash of a name. Names are mostly short file names: the last
+ * (or only) 1 to 8 bytes are read with at most two loads that may overlap,
+ * which together cover every byte, so that a short name costs a few
+ * instructions instead of a multiply per byte.
+ */
+static uint32_t hash_bytes(const uint8_t *p, uint32_t len)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ len, w;
+
+	if (len > 8) {
+		const uint8_t *end = p + len - 8;
+
+		for (; p < end; p += 8) {
+			h = (h ^ load64(p)) * 0xff51afd7ed558ccdull;
+			h ^= h >> 32;
+		}
+		w = load64(end);
+	} else if (len >= 4) {
+		w = load32(p) | (uint64_t)load32(p + len - 4) << 32;
+	} else if (len > 0) {
+		w = p[0] | (uint64_t)p[len / 2] << 8 | (uint64_t)p[len - 1] << 16;
+	} else {
+		w = 0;
+	}
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	h *= 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32);
+}
+
+/* Copies a name; short ones without a call, with loads and stores that may overlap. */
+static inline void copy_name(uint8_t *d, const uint8_t *s, uint32_t len)
+{
+	if (len >= 8 && len <= 16) {
+		uint64_t a = load64(s), b = load64(s + len - 8);
+
+		memcpy(d, &a, 8);
+		memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4 && len < 8) {
+		uint32_t a = load32(s), b = load32(s + len - 4);
+
+		memcpy(d, &a, 4);
+		memcpy(d + len - 4, &b, 4);
+	} else if (len < 4) {
+		uint32_t i;
+
+		for (i = 0; i < len; i++)
+			d[i] = s[i];
+	} else {
+		memcpy(d, s, len);
+	}
+}
+
+/*
+ * Writes a name as a back-reference when this chunk has it, else literally;
+ * h is hash_bytes of the name.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+put_name_hashed(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_bytes n, uint32_t h)
+{
+	uint32_t slot = h, i;
+	uint32_t gen = enc->generation << (SLOT_TAG_BITS + SLOT_IDX_BITS);
+	uint32_t tagged = gen | ((h >> 24) & SLOT_TAG_MASK) << SLOT_IDX_BITS;
 
 	for (i = 0; i < NAME_SLOTS; i++) {
-		slot = (h + i) & (NAME_SLOTS - 1);
-		if (enc->name_slot_gen[slot] != enc->generation)
-			break;
-		uint32_t idx = enc->name_slot[slot];
+		uint32_t w, idx;
 
-		if (enc->name_hash[idx] == h && enc->name_len[idx] == n.len &&
+		slot = (h + i) & (NAME_SLOTS - 1);
+		w = enc->name_slots[slot];
+		if ((w & ~(SLOT_TAG_MASK << SLOT_IDX_BITS | SLOT_IDX_MASK)) != gen)
+			break;	/* empty in this chunk */
+		if ((w & ~SLOT_IDX_MASK) != tagged)
+			continue;
+		idx = w & SLOT_IDX_MASK;
+		if (enc->name_len[idx] == n.len &&
 		    (!n.len || !memcmp(enc->buf + enc->name_off[idx], n.ptr, n.len)))
 			return put_varint(p, (uint64_t)idx << 1 | 1);
 	}
@@ -61,14 +160,50 @@ static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_b
 	if (enc->nnames < FSTAP_CHUNK_NAMES_MAX && i < NAME_SLOTS) {
 		enc->name_off[enc->nnames] = (uint32_t)(p - enc->buf);
 		enc->name_len[enc->nnames] = n.len;
-		enc->name_hash[enc->nnames] = h;
-		enc->name_slot[slot] = enc->nnames;
-		enc->name_slot_gen[slot] = enc->generation;
+		enc->name_slots[slot] = tagged | enc->nnames;
 		enc->nnames++;
 	}
-	if (n.len)
-		memcpy(p, n.ptr, n.len);
+	copy_name(p, n.ptr, n.len);
 	return p + n.len;
+}
+
+static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_bytes n)
+{
+	return put_name_hashed(enc, p, n, hash_bytes(n.ptr, n.len));
+}
+
+/* Directory entries hashed and their first slots fetched this many at a time. */
+#define ENT_BATCH 32
+
+/*
+ * A READDIR's entries. The first slot of each name is a cache miss (the
+ * table is cold again by the next request: the kernel's work in between
+ * evicts it), so the slots of a batch of names are fetched first and their
+ * misses overlap, instead of each name waiting for its own.
+ */
+static uint8_t *put_entries(struct fstap_chunk_enc *enc, uint8_t *p, const struct fstap_rec *rec)
+{
+	uint32_t hs[ENT_BATCH], j, k, m;
+	uint64_t prev_ino = 0;
+
+	p = put_varint(p, rec->nentries);
+	for (j = 0; j < rec->nentries; j += m) {
+		const struct fstap_dirent *e = &rec->entries[j];
+
+		m = rec->nentries - j < ENT_BATCH ? rec->nentries - j : ENT_BATCH;
+		for (k = 0; k < m; k++) {
+			hs[k] = hash_bytes(e[k].name.ptr, e[k].name.len);
+			__builtin_prefetch(&enc->name_slots[hs[k] & (NAME_SLOTS - 1)]);
+		}
+		for (k = 0; k < m; k++) {
+			p = put_name_hashed(enc, p, e[k].name, hs[k]);
+			p = put_varint(p, e[k].type);
+			p = put_varint(p, e[k].obj);
+			p = put_varint(p, zigzag((int64_t)(e[k].ino - prev_ino)));
+			prev_ino = e[k].ino;
+		}
+	}
+	return p;
 }
 
 static uint8_t *put_bytes(uint8_t *p, struct fstap_bytes b)
@@ -154,21 +289,9 @@ static uint8_t *put_fields(struct fstap_chunk_enc *enc, uint8_t *p, const struct
 		case FSTAP_FT_BYTES:
 			p = put_bytes(p, *(const struct fstap_bytes *)m);
 			break;
-		case FSTAP_FT_ENTRIES: {
-			uint64_t prev_ino = 0;
-
-			p = put_varint(p, rec->nentries);
-			for (j = 0; j < rec->nentries; j++) {
-				const struct fstap_dirent *e = &rec->entries[j];
-
-				p = put_name(enc, p, e->name);
-				p = put_varint(p, e->type);
-				p = put_varint(p, e->obj);
-				p = put_varint(p, zigzag((int64_t)(e->ino - prev_ino)));
-				prev_ino = e->ino;
-			}
+		case FSTAP_FT_ENTRIES:
+			p = put_entries(enc, p, rec);
 			break;
-		}
 		case FSTAP_FT_XATTRS:
 			p = put_varint(p, rec->nxattrs);
 			for (j = 0; j < rec->nxattrs; j++) {
@@ -246,6 +369,7 @@ int fstap_chunk_enc_add(struct fstap_chunk_enc *enc, const struct fstap_rec *rec
 	uint8_t *start, *body, *p;
 	size_t bound, body_len;
 	unsigned len_bytes;
+	uint32_t nnames0 = enc->nnames;
 
 	if (!oi || rec->op == FSTAP_OP_NONE)
 		return -EINVAL;
@@ -264,10 +388,13 @@ int fstap_chunk_enc_add(struct fstap_chunk_enc *enc, const struct fstap_rec *rec
 		uint32_t k;
 
 		memmove(body + len_bytes - 1, body, body_len);
-		/* Interned names moved with the body. */
-		for (k = 0; k < enc->nnames; k++)
-			if (enc->name_off[k] >= (uint32_t)(body - enc->buf))
-				enc->name_off[k] += len_bytes - 1;
+		/*
+		 * Names interned by this record moved with the body; they are
+		 * the last ones (earlier names lie before the body), so only
+		 * those are adjusted, not the whole table on every long record.
+		 */
+		for (k = nnames0; k < enc->nnames; k++)
+			enc->name_off[k] += len_bytes - 1;
 	}
 	put_varint(start + 1, body_len);
 	enc->len += 1 + len_bytes + body_len;

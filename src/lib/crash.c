@@ -154,9 +154,12 @@ static __thread void *thread_altstack;
 
 int fstap_crash_thread_init(void)
 {
-	stack_t ss = { .ss_size = ALTSTACK_SIZE };
+	stack_t ss = { .ss_size = ALTSTACK_SIZE }, old;
 
 	if (thread_altstack)
+		return 0;
+	/* one set up by someone else (AddressSanitizer does, per thread) serves */
+	if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE))
 		return 0;
 	ss.ss_sp = malloc(ALTSTACK_SIZE);	/* once per thread */
 	if (!ss.ss_sp)

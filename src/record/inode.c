@@ -45,9 +45,21 @@ static uint64_t omap_key(const struct itable *t, dev_t dev, ino_t ino)
 	return (k << 1) | 1;
 }
 
+/*
+ * The home slot of key: the high bits of a multiplicative hash. Its low bits
+ * depend only on the low bits of the inode number, and a backing file
+ * system's inode numbers share those in patterns (ext4 allocates by block
+ * group): with them, the linear probes of 20 000 files in 100 directories
+ * averaged 8.4 slots, crossing cache lines; with the high bits, 1.5.
+ */
+static inline size_t omap_home(const struct itable *t, uint64_t key)
+{
+	return (size_t)(((key >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - t->omap_bits));
+}
+
 static size_t omap_find(const struct itable *t, uint64_t key, bool for_insert)
 {
-	size_t mask = t->omap_cap - 1, i = (size_t)((key >> 1) * 0x9E3779B97F4A7C15ull) & mask;
+	size_t mask = t->omap_cap - 1, i = omap_home(t, key);
 	size_t tomb = (size_t)-1;
 
 	for (;;) {
@@ -79,6 +91,7 @@ static int omap_grow(struct itable *t)
 		return -ENOMEM;
 	}
 	t->omap_cap = cap;
+	t->omap_bits = (unsigned)__builtin_ctzll(cap);
 	t->omap_used = 0;
 	for (i = 0; i < oldcap; i++) {
 		if (old[i].key & 1) {
@@ -133,6 +146,7 @@ int itable_init(struct itable *t, int root_fd, unsigned cache_slots)
 	t->nbuckets = 4096;
 	t->hash = calloc(t->nbuckets, sizeof(*t->hash));
 	t->omap_cap = 4096;
+	t->omap_bits = 12;
 	t->omap = calloc(t->omap_cap, sizeof(*t->omap));
 	if (cache_slots < 16)
 		cache_slots = 16;
@@ -188,6 +202,7 @@ static void rinode_free(struct rinode *ri)
 	if (ri->pinned_fd >= 0)
 		close(ri->pinned_fd);
 	free(ri->handle);
+	free(ri->name);
 	free(ri);
 }
 
@@ -295,6 +310,12 @@ static void unhashed_remove(struct itable *t, struct rinode *ri)
 int itable_get(struct itable *t, int parent_fd, const char *name, const struct stat *st,
 	       struct rinode **out, bool *newobj)
 {
+	return itable_get_at(t, NULL, parent_fd, name, st, out, newobj);
+}
+
+int itable_get_at(struct itable *t, const struct rinode *parent, int parent_fd,
+		  const char *name, const struct stat *st, struct rinode **out, bool *newobj)
+{
 	struct rinode *ri, *found;
 	struct {
 		struct file_handle fh;
@@ -322,6 +343,12 @@ int itable_get(struct itable *t, int parent_fd, const char *name, const struct s
 	ri->slot = -1;
 	ri->pinned_fd = -1;
 	ri->nlookup = 1;
+	if (parent && !S_ISDIR(st->st_mode)) {
+		/* without it (out of memory) the inode is only reached by its handle */
+		ri->name = strdup(name);
+		ri->pdev = parent->dev;
+		ri->pino = parent->ino;
+	}
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (t->use_handles && st->st_dev == t->dev &&
 	    name_to_handle_at(parent_fd, name, &h.fh, &mount_id, 0) == 0) {
@@ -373,20 +400,31 @@ void itable_ref(struct itable *t, struct rinode *ri)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/*
+ * Descriptors leave the cache under its lock and are closed after it: the
+ * close of the last descriptor of an unlinked inode is where the backing
+ * file system deletes it (ext4: 40-80 us of freeing blocks and journal),
+ * and every other request waited for it on the lock. That was the FORGET
+ * of each file in the unlink phase with the kernel's caches.
+ */
 static void cache_drop(struct itable *t, struct rinode *ri)
 {
+	int fd = -1;
+
 	pthread_mutex_lock(&t->cache_lock);
 	if (ri->slot >= 0) {
 		struct fdslot *s = &t->slots[ri->slot];
 
 		s->owner = NULL;
 		if (s->refs == 0) {
-			close(s->fd);
+			fd = s->fd;
 			s->fd = -1;
 		}		/* else the last fdc_put closes it */
 		ri->slot = -1;
 	}
 	pthread_mutex_unlock(&t->cache_lock);
+	if (fd >= 0)
+		close(fd);
 }
 
 void itable_forget(struct itable *t, struct rinode *ri, uint64_t n)
@@ -431,10 +469,47 @@ void itable_unhash(struct itable *t, dev_t dev, ino_t ino)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/*
+ * A file being unlinked (or replaced by a rename) is known to the kernel
+ * (it looked the name up), which may still send requests for it (the
+ * writeback cache's SETATTR of its times, then FORGET). With its descriptor
+ * cached, the backing file system deletes it at the FORGET's close; without
+ * one, it deleted it inside unlinkat, and the SETATTR's open_by_handle_at
+ * failed with ESTALE (half of the files of a 20 000-file unlink with
+ * --cache=kernel). Give it a cached O_PATH descriptor before the unlink so
+ * that both cases behave as a descriptor kept per inode does: requests for
+ * the unlinked inode succeed until the FORGET, which deletes it, off the
+ * application's wait for its unlink(). Table lock held (it keeps ri from
+ * being forgotten meanwhile). Returns a descriptor for the caller to close
+ * after the lock (one evicted from the cache, or the one not kept), or -1.
+ */
+static int keep_victim(struct itable *t, int parent_fd, const char *name, dev_t dev, ino_t ino)
+{
+	struct rinode *ri = hash_find(t, dev, ino);
+	struct stat st;
+	bool cached;
+	int fd, victim;
+
+	if (!ri || ri == &t->root || ri->pinned_fd >= 0 || ri->type == S_IFDIR)
+		return -1;
+	pthread_mutex_lock(&t->cache_lock);
+	cached = ri->slot >= 0;
+	pthread_mutex_unlock(&t->cache_lock);
+	if (cached)
+		return -1;
+	fd = openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
+		return fd;	/* renamed meanwhile: not ours to keep */
+	fdc_install(t, ri, fd, &victim);
+	return victim;
+}
+
 int itable_remove_name(struct itable *t, int parent_fd, const char *name, int flags,
 		       dev_t dev, ino_t ino)
 {
-	int ret;
+	int ret, drop;
 
 	/*
 	 * Under the table lock, so that no other thread can look up an inode
@@ -442,24 +517,30 @@ int itable_remove_name(struct itable *t, int parent_fd, const char *name, int fl
 	 * removal and the unhash, and be given the old, stale identity.
 	 */
 	pthread_mutex_lock(&t->lock);
+	drop = keep_victim(t, parent_fd, name, dev, ino);
 	ret = unlinkat(parent_fd, name, flags) < 0 ? -errno : 0;
 	if (!ret)
 		unhash_locked(t, dev, ino);
 	pthread_mutex_unlock(&t->lock);
+	if (drop >= 0)
+		close(drop);
 	return ret;
 }
 
 int itable_rename_over(struct itable *t, int fd, const char *name, int newfd,
 		       const char *newname, unsigned flags, dev_t dev, ino_t ino)
 {
-	int ret;
+	int ret, drop;
 
 	/* As itable_remove_name, for the inode a rename replaces. */
 	pthread_mutex_lock(&t->lock);
+	drop = keep_victim(t, newfd, newname, dev, ino);
 	ret = renameat2(fd, name, newfd, newname, flags) < 0 ? -errno : 0;
 	if (!ret)
 		unhash_locked(t, dev, ino);
 	pthread_mutex_unlock(&t->lock);
+	if (drop >= 0)
+		close(drop);
 	return ret;
 }
 
@@ -475,66 +556,46 @@ uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj)
 
 void itable_dirent_objs(struct itable *t, struct fstap_dirent *ents, uint32_t n)
 {
+	size_t mask;
 	uint32_t i;
 
 	pthread_mutex_lock(&t->lock);
+	mask = t->omap_cap - 1;
 	/*
 	 * The map is large and the entries' slots are random: fetch them all
 	 * first, so that the cache misses overlap instead of following each
-	 * other (the first listing of a large directory).
+	 * other (the first listing of a large directory). The home slot is
+	 * kept in obj until the second pass.
 	 */
 	for (i = 0; i < n; i++) {
-		uint64_t key = omap_key(t, t->dev, (ino_t)ents[i].ino);
+		size_t h = omap_home(t, omap_key(t, t->dev, (ino_t)ents[i].ino));
 
-		__builtin_prefetch(&t->omap[(size_t)((key >> 1) * 0x9E3779B97F4A7C15ull) &
-					    (t->omap_cap - 1)]);
+		__builtin_prefetch(&t->omap[h]);
+		ents[i].obj = h;
 	}
-	for (i = 0; i < n; i++)
-		ents[i].obj = omap_obj(t, omap_key(t, t->dev, (ino_t)ents[i].ino), false, NULL);
+	for (i = 0; i < n; i++) {
+		uint64_t key = omap_key(t, t->dev, (ino_t)ents[i].ino), k;
+		size_t j = (size_t)ents[i].obj;
+
+		/* omap_obj(key, false) without the call: tombstones are skipped */
+		while ((k = t->omap[j].key) != key && k != OMAP_EMPTY)
+			j = (j + 1) & mask;
+		ents[i].obj = k == key ? t->omap[j].obj : 0;
+	}
 	pthread_mutex_unlock(&t->lock);
 }
 
-int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
+/*
+ * Gives fd a cache slot for ri (one reference taken), evicting by the
+ * clock; the evicted descriptor goes to *victim, to be closed after the
+ * lock. Returns the slot, or -1 when every slot is busy or, with admit,
+ * when scan resistance turns the newcomer away. Cache lock held.
+ */
+static int slot_take(struct itable *t, struct rinode *ri, int fd, bool admit, int *victim)
 {
 	unsigned tries;
-	int fd;
 
-	if (ri->pinned_fd >= 0) {
-		out->fd = ri->pinned_fd;
-		out->slot = -2;
-		return 0;
-	}
-	pthread_mutex_lock(&t->cache_lock);
-	if (ri->slot >= 0) {
-		struct fdslot *s = &t->slots[ri->slot];
-
-		s->refs++;
-		s->referenced = true;
-		s->reused = true;
-		out->fd = s->fd;
-		out->slot = ri->slot;
-		pthread_mutex_unlock(&t->cache_lock);
-		atomic_fetch_add_explicit(&t->cache_hits, 1, memory_order_relaxed);
-		return 0;
-	}
-	pthread_mutex_unlock(&t->cache_lock);
-
-	fd = open_by_handle_at(t->mount_fd, ri->handle, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	atomic_fetch_add_explicit(&t->cache_opens, 1, memory_order_relaxed);
-
-	pthread_mutex_lock(&t->cache_lock);
-	if (ri->slot >= 0) {	/* raced with another thread */
-		struct fdslot *s = &t->slots[ri->slot];
-
-		s->refs++;
-		out->fd = s->fd;
-		out->slot = ri->slot;
-		pthread_mutex_unlock(&t->cache_lock);
-		close(fd);
-		return 0;
-	}
+	*victim = -1;
 	for (tries = 0; tries < 2 * t->nslots; tries++) {
 		unsigned i = t->hand;
 		struct fdslot *s = &t->slots[i];
@@ -554,33 +615,137 @@ int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
 		 * serve the others with a private descriptor, so that most of
 		 * the cache stays and hits on the next pass.
 		 */
-		if (s->owner && !s->reused && (t->admit++ & 7))
-			break;
+		if (admit && s->owner && !s->reused && (t->admit++ & 7))
+			return -1;
+		*victim = s->fd;
 		if (s->owner) {
 			s->owner->slot = -1;
 			atomic_fetch_add_explicit(&t->cache_evictions, 1, memory_order_relaxed);
 		}
-		if (s->fd >= 0)
-			close(s->fd);
 		s->owner = ri;
 		s->fd = fd;
 		s->refs = 1;
 		s->referenced = true;
 		s->reused = false;
 		ri->slot = (int)i;
-		out->fd = fd;
-		out->slot = (int)i;
+		return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * A GETATTR of a file whose descriptor is not cached costs an
+ * open_by_handle_at and a close besides the stat; a pass over more files
+ * than the cache holds (stat of every file of a large tree) pays them for
+ * about every other file. Its directory's descriptor is almost always
+ * cached (directories are few and used by every lookup), so a stat of its
+ * name there is one system call, like passthrough_ll's fstatat of the
+ * descriptor it keeps per inode. The result is used only if the name
+ * still leads to this inode: otherwise (renamed, removed, a new file
+ * there) the caller falls back to the handle. Unhashed inodes (removed
+ * through the mount; the number may be reused) never take this path.
+ */
+int itable_stat_by_name(struct itable *t, struct rinode *ri, struct stat *st)
+{
+	struct rinode *p;
+	struct fdlease l;
+	int ret = -ESTALE;
+
+	if (!ri->name)
+		return -ESTALE;
+	pthread_mutex_lock(&t->lock);
+	p = ri->hashed ? hash_find(t, ri->pdev, ri->pino) : NULL;
+	/* the parent cannot be freed while the table lock is held */
+	if (p && fdc_get_cached(t, p, &l) == 0)
+		ret = 0;
+	pthread_mutex_unlock(&t->lock);
+	if (ret)
+		return ret;
+	if (fstatat(l.fd, ri->name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	else if (st->st_ino != ri->ino || st->st_dev != ri->dev)
+		ret = -ESTALE;
+	fdc_put(t, &l);
+	return ret;
+}
+
+int fdc_get_cached(struct itable *t, struct rinode *ri, struct fdlease *out)
+{
+	if (ri->pinned_fd >= 0) {
+		out->fd = ri->pinned_fd;
+		out->slot = -2;
+		return 0;
+	}
+	pthread_mutex_lock(&t->cache_lock);
+	if (ri->slot >= 0) {
+		struct fdslot *s = &t->slots[ri->slot];
+
+		s->refs++;
+		s->referenced = true;
+		s->reused = true;
+		out->fd = s->fd;
+		out->slot = ri->slot;
 		pthread_mutex_unlock(&t->cache_lock);
+		atomic_fetch_add_explicit(&t->cache_hits, 1, memory_order_relaxed);
 		return 0;
 	}
 	pthread_mutex_unlock(&t->cache_lock);
-	out->fd = fd;		/* every slot busy, or not admitted: a private descriptor */
-	out->slot = -1;
+	return -ENOENT;
+}
+
+int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out)
+{
+	int fd, i, victim;
+
+	if (fdc_get_cached(t, ri, out) == 0)
+		return 0;
+	fd = open_by_handle_at(t->mount_fd, ri->handle, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	atomic_fetch_add_explicit(&t->cache_opens, 1, memory_order_relaxed);
+
+	pthread_mutex_lock(&t->cache_lock);
+	if (ri->slot >= 0) {	/* raced with another thread */
+		struct fdslot *s = &t->slots[ri->slot];
+
+		s->refs++;
+		out->fd = s->fd;
+		out->slot = ri->slot;
+		pthread_mutex_unlock(&t->cache_lock);
+		close(fd);
+		return 0;
+	}
+	i = slot_take(t, ri, fd, true, &victim);
+	pthread_mutex_unlock(&t->cache_lock);
+	if (victim >= 0)	/* outside the lock, as in cache_drop */
+		close(victim);
+	out->fd = fd;		/* i < 0: every slot busy, or not admitted: a private descriptor */
+	out->slot = i;
+	return 0;
+}
+
+int fdc_install(struct itable *t, struct rinode *ri, int fd, int *victim)
+{
+	int i = -1;
+
+	*victim = -1;
+	pthread_mutex_lock(&t->cache_lock);
+	if (ri->pinned_fd < 0 && ri->slot < 0)
+		i = slot_take(t, ri, fd, false, victim);
+	if (i >= 0)
+		t->slots[i].refs = 0;	/* held by the cache only */
+	pthread_mutex_unlock(&t->cache_lock);
+	if (i < 0) {
+		*victim = fd;
+		return -EBUSY;
+	}
 	return 0;
 }
 
 void fdc_put(struct itable *t, struct fdlease *l)
 {
+	int fd = -1;
+
 	if (l->slot == -2)
 		return;
 	if (l->slot == -1) {
@@ -592,9 +757,11 @@ void fdc_put(struct itable *t, struct fdlease *l)
 		struct fdslot *s = &t->slots[l->slot];
 
 		if (--s->refs == 0 && !s->owner && s->fd >= 0) {
-			close(s->fd);
+			fd = s->fd;
 			s->fd = -1;
 		}
 	}
 	pthread_mutex_unlock(&t->cache_lock);
+	if (fd >= 0)	/* outside the lock, as in cache_drop */
+		close(fd);
 }

@@ -40,6 +40,7 @@
 #define PT_GROUPS_MAX 256
 
 static bool pt_is_root;
+static gid_t pt_egid;		/* the daemon's fsgid outside cred_enter */
 static gid_t pt_groups[PT_GROUPS_MAX];
 static int pt_ngroups;
 
@@ -67,9 +68,19 @@ static const char *procpath(struct procpath *p, int fd)
 
 /* ---- credentials -------------------------------------------------------- */
 
+/*
+ * A caller with the daemon's own ids (root, as most recorded workloads run)
+ * needs no switch: the four set calls around each create, mkdir, mknod and
+ * symlink would set the ids to what they are already.
+ */
+static bool cred_same(const struct pt_cred *c, bool groups)
+{
+	return !groups && c->uid == 0 && c->gid == pt_egid;
+}
+
 static void cred_enter(const struct pt_cred *c, bool groups)
 {
-	if (!c || !pt_is_root)
+	if (!c || !pt_is_root || cred_same(c, groups))
 		return;
 	if (groups && c->getgroups) {
 		gid_t list[PT_GROUPS_MAX];
@@ -84,10 +95,10 @@ static void cred_enter(const struct pt_cred *c, bool groups)
 
 static void cred_leave(const struct pt_cred *c, bool groups)
 {
-	if (!c || !pt_is_root)
+	if (!c || !pt_is_root || cred_same(c, groups))
 		return;
 	syscall(SYS_setfsuid, 0);
-	syscall(SYS_setfsgid, 0);
+	syscall(SYS_setfsgid, pt_egid);
 	if (groups && c->getgroups)
 		syscall(SYS_setgroups, (size_t)pt_ngroups, pt_groups);
 }
@@ -106,6 +117,7 @@ int pt_fs_init(struct pt_fs *fs, int root_fd, unsigned cache_slots)
 
 	memset(fs, 0, sizeof(*fs));
 	pt_is_root = geteuid() == 0;
+	pt_egid = getegid();
 	pt_ngroups = getgroups(PT_GROUPS_MAX, pt_groups);
 	if (pt_ngroups < 0)
 		pt_ngroups = 0;
@@ -135,12 +147,13 @@ struct rinode *pt_root(struct pt_fs *fs)
 	return &fs->it.root;
 }
 
-/* Finishes an entry created or found as (pfd, name). */
-static int make_entry(struct pt_fs *fs, int pfd, const char *name, struct pt_entry *e)
+/* Finishes an entry created or found as (pfd, name) in parent. */
+static int make_entry(struct pt_fs *fs, const struct rinode *parent, int pfd, const char *name,
+		      struct pt_entry *e)
 {
 	if (fstatat(pfd, name, &e->st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	return itable_get(&fs->it, pfd, name, &e->st, &e->ri, &e->newobj);
+	return itable_get_at(&fs->it, parent, pfd, name, &e->st, &e->ri, &e->newobj);
 }
 
 /* ---- entries ------------------------------------------------------------ */
@@ -153,7 +166,7 @@ int pt_lookup(struct pt_fs *fs, struct rinode *parent, const char *name, struct 
 	ret = fdc_get(&fs->it, parent, &l);
 	if (ret < 0)
 		return ret;
-	ret = make_entry(fs, l.fd, name, e);
+	ret = make_entry(fs, parent, l.fd, name, e);
 	fdc_put(&fs->it, &l);
 	return ret;
 }
@@ -168,9 +181,14 @@ int pt_getattr(struct pt_fs *fs, struct rinode *ri, struct stat *st)
 	struct fdlease l;
 	int ret;
 
-	ret = fdc_get(&fs->it, ri, &l);
-	if (ret < 0)
-		return ret;
+	/* not cached: by name in its directory, which costs no open (inode.c) */
+	if (fdc_get_cached(&fs->it, ri, &l) < 0) {
+		if (itable_stat_by_name(&fs->it, ri, st) == 0)
+			return 0;
+		ret = fdc_get(&fs->it, ri, &l);
+		if (ret < 0)
+			return ret;
+	}
 	ret = fstatat(l.fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	fdc_put(&fs->it, &l);
 	return ret;
@@ -302,7 +320,7 @@ static int make_node(struct pt_fs *fs, const struct pt_cred *c, struct rinode *p
 		cred_leave(c, true);
 	}
 	if (!ret)
-		ret = make_entry(fs, l.fd, name, e);
+		ret = make_entry(fs, parent, l.fd, name, e);
 	fdc_put(&fs->it, &l);
 	return ret;
 }
@@ -341,7 +359,7 @@ int pt_link(struct pt_fs *fs, struct rinode *ri, struct rinode *newparent,
 	}
 	ret = linkat(l.fd, "", lp.fd, newname, AT_EMPTY_PATH) < 0 ? -errno : 0;
 	if (!ret)
-		ret = make_entry(fs, lp.fd, newname, e);
+		ret = make_entry(fs, newparent, lp.fd, newname, e);
 	fdc_put(&fs->it, &lp);
 	fdc_put(&fs->it, &l);
 	return ret;
@@ -490,7 +508,7 @@ int pt_create(struct pt_fs *fs, const struct pt_cred *c, struct rinode *parent,
 		fdc_put(&fs->it, &l);
 		return fd;
 	}
-	ret = make_entry(fs, l.fd, name, e);
+	ret = make_entry(fs, parent, l.fd, name, e);
 	fdc_put(&fs->it, &l);
 	if (ret < 0) {
 		close(fd);

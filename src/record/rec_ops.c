@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <linux/fuse.h>	/* struct fuse_dirent: the layout of a readdir reply */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,8 +42,7 @@
 struct scratch {
 	void *io;		/* page aligned: reads, O_DIRECT bounce, xattr values */
 	size_t iocap;
-	char dbuf[DBUF_SIZE];	/* readdir reply */
-	char names[DBUF_SIZE];	/* readdir names for the record */
+	char dbuf[DBUF_SIZE];	/* readdir reply; the record's entry names point into it */
 	struct fstap_dirent ents[DENTS_MAX];
 	char link[PATH_MAX + 1];
 	struct snapbuf *snap;	/* touched snapshots */
@@ -826,7 +827,7 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct pt_dir *d = (struct pt_dir *)(uintptr_t)fi->fh;
 	struct scratch *sc = scratch_get(0);
 	struct pt_dirent_out de;
-	size_t pos = 0, npos = 0;
+	size_t pos = 0;
 	uint32_t n = 0;
 	off_t o = off;
 	struct rq q;
@@ -854,16 +855,21 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (len > size - pos)
 			break;
 		if (on) {
-			size_t nl = strlen(de.name);
+			/*
+			 * The record's names point into the reply, which holds
+			 * each name after its length (struct fuse_dirent, the
+			 * kernel's ABI) and stays in this thread's scratch until
+			 * the record is encoded: no copy and no strlen per entry.
+			 */
 			struct fstap_dirent *ent = &sc->ents[n];
+			uint32_t nl;
 
-			memcpy(sc->names + npos, de.name, nl);
-			ent->name.ptr = (const uint8_t *)sc->names + npos;
-			ent->name.len = (uint32_t)nl;
+			memcpy(&nl, sc->dbuf + pos + offsetof(struct fuse_dirent, namelen), sizeof(nl));
+			ent->name.ptr = (const uint8_t *)sc->dbuf + pos + FUSE_NAME_OFFSET;
+			ent->name.len = nl;
 			ent->ino = de.ino;
 			ent->type = de.type;
 			ent->obj = 0;
-			npos += nl;
 			n++;
 		}
 		pos += len;
@@ -1105,7 +1111,6 @@ static void rec_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		return;
 	q.r.fh = PT_FH_ID(fi_in->fh);
 	q.r.offset = (uint64_t)off_in;
-	q.r.obj2 = RI(s, ino_out)->obj;
 	q.r.fh2 = PT_FH_ID(fi_out->fh);
 	q.r.offset2 = (uint64_t)off_out;
 	q.r.size = len;

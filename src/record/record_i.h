@@ -51,6 +51,14 @@ struct rinode {
 				 * unsupported, else -1; immutable */
 	int slot;		/* fd cache slot, or -1; cache lock */
 	struct file_handle *handle;	/* NULL when pinned; immutable */
+	/*
+	 * The name it was first found under and its directory's identity, to
+	 * stat it by name when its descriptor is not cached (see
+	 * itable_stat_by_name); NULL if unknown. Immutable.
+	 */
+	char *name;
+	dev_t pdev;
+	ino_t pino;
 };
 
 /* A descriptor borrowed from the cache; give it back with fdc_put. */
@@ -82,6 +90,7 @@ struct itable {
 	/* object ids: backing ino -> obj, kept after forget so ids are stable */
 	struct objmap_slot *omap;	/* lock */
 	size_t omap_cap, omap_used;	/* lock */
+	unsigned omap_bits;		/* log2(omap_cap); lock */
 	uint64_t next_obj;	/* lock */
 
 	struct rinode root;
@@ -105,6 +114,24 @@ void itable_release(struct itable *t);
  */
 int itable_get(struct itable *t, int parent_fd, const char *name, const struct stat *st,
 	       struct rinode **out, bool *newobj);
+/* itable_get, remembering parent and name for itable_stat_by_name. */
+int itable_get_at(struct itable *t, const struct rinode *parent, int parent_fd,
+		  const char *name, const struct stat *st, struct rinode **out, bool *newobj);
+/*
+ * Stats ri through its parent's cached descriptor and its first name,
+ * without opening it; 0 if that name is still ri (same dev and ino), else
+ * -errno (-ESTALE: renamed, removed, or no cached parent descriptor).
+ */
+int itable_stat_by_name(struct itable *t, struct rinode *ri, struct stat *st);
+/*
+ * Puts fd (an O_PATH descriptor of ri) in the cache, bypassing scan
+ * resistance; the cache owns it afterwards. *victim gets a descriptor for
+ * the caller to close, outside its locks: the one evicted, or fd itself
+ * when ri has one already or every slot is busy (-EBUSY); else -1.
+ */
+int fdc_install(struct itable *t, struct rinode *ri, int fd, int *victim);
+/* A descriptor of ri only if one is cached (or pinned): no open. 0 or -ENOENT. */
+int fdc_get_cached(struct itable *t, struct rinode *ri, struct fdlease *out);
 /* Adds one lookup to a known inode (link, or the kernel re-using a nodeid). */
 void itable_ref(struct itable *t, struct rinode *ri);
 /* Drops n lookups; frees the inode at zero. */
