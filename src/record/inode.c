@@ -307,12 +307,6 @@ static void unhashed_remove(struct itable *t, struct rinode *ri)
 		ri->unext->uprev = ri->uprev;
 }
 
-int itable_get(struct itable *t, int parent_fd, const char *name, const struct stat *st,
-	       struct rinode **out, bool *newobj)
-{
-	return itable_get_at(t, NULL, parent_fd, name, st, out, newobj);
-}
-
 int itable_get_at(struct itable *t, const struct rinode *parent, int parent_fd,
 		  const char *name, const struct stat *st, struct rinode **out, bool *newobj)
 {
@@ -352,19 +346,38 @@ int itable_get_at(struct itable *t, const struct rinode *parent, int parent_fd,
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (t->use_handles && st->st_dev == t->dev &&
 	    name_to_handle_at(parent_fd, name, &h.fh, &mount_id, 0) == 0) {
+		struct stat now;
+
 		ri->handle = malloc(sizeof(struct file_handle) + h.fh.handle_bytes);
 		if (!ri->handle) {
-			free(ri);
+			rinode_free(ri);
 			return -ENOMEM;
 		}
 		memcpy(ri->handle, &h.fh, sizeof(struct file_handle) + h.fh.handle_bytes);
+		/*
+		 * The name may have been renamed over since st was taken (a
+		 * revalidating lookup does not lock the directory, and the
+		 * backing tree may change under us): the handle must be st's.
+		 */
+		if (fstatat(parent_fd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    now.st_ino != st->st_ino || now.st_dev != st->st_dev) {
+			rinode_free(ri);
+			return -EAGAIN;
+		}
 	} else {
+		struct stat now;
+
 		ri->pinned_fd = openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (ri->pinned_fd < 0) {
 			int err = -errno;
 
-			free(ri);
+			rinode_free(ri);
 			return err;
+		}
+		if (fstat(ri->pinned_fd, &now) < 0 || now.st_ino != st->st_ino ||
+		    now.st_dev != st->st_dev) {
+			rinode_free(ri);
+			return -EAGAIN;	/* renamed over meanwhile, as above */
 		}
 	}
 

@@ -151,9 +151,17 @@ struct rinode *pt_root(struct pt_fs *fs)
 static int make_entry(struct pt_fs *fs, const struct rinode *parent, int pfd, const char *name,
 		      struct pt_entry *e)
 {
-	if (fstatat(pfd, name, &e->st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return itable_get_at(&fs->it, parent, pfd, name, &e->st, &e->ri, &e->newobj);
+	int tries, ret = -ESTALE;
+
+	/* -EAGAIN: the name changed between the stat and the handle; again */
+	for (tries = 0; tries < 8; tries++) {
+		if (fstatat(pfd, name, &e->st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		ret = itable_get_at(&fs->it, parent, pfd, name, &e->st, &e->ri, &e->newobj);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return -ESTALE;
 }
 
 /* ---- entries ------------------------------------------------------------ */

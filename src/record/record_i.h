@@ -109,12 +109,10 @@ int itable_init(struct itable *t, int root_fd, unsigned cache_slots);
 void itable_release(struct itable *t);
 /*
  * Finds or adds the inode of (parent fd, name) whose stat is st, adds one
- * lookup; *created tells whether it was new to the table; *newobj whether its
- * object id is new to the trace.
+ * lookup; *newobj tells whether its object id is new to the trace. Remembers
+ * parent and name for itable_stat_by_name. -EAGAIN if name is no longer
+ * st's inode (renamed over meanwhile): stat it again and retry.
  */
-int itable_get(struct itable *t, int parent_fd, const char *name, const struct stat *st,
-	       struct rinode **out, bool *newobj);
-/* itable_get, remembering parent and name for itable_stat_by_name. */
 int itable_get_at(struct itable *t, const struct rinode *parent, int parent_fd,
 		  const char *name, const struct stat *st, struct rinode **out, bool *newobj);
 /*

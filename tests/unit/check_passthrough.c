@@ -259,6 +259,34 @@ START_TEST(test_passthrough_fd_cache_bounded)
 }
 END_TEST
 
+/* A name renamed over between its stat and its handle: not the stat's inode. */
+START_TEST(test_passthrough_renamed_over_between_stat_and_handle)
+{
+	struct stat old, now;
+	struct rinode *ri;
+	struct pt_entry e;
+	bool newobj;
+	int fd;
+
+	fd = openat(root_fd, "a", O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = openat(root_fd, "b", O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(fstatat(root_fd, "a", &old, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert_int_eq(renameat(root_fd, "b", root_fd, "a"), 0);
+	ck_assert_int_eq(itable_get_at(&fs.it, pt_root(&fs), root_fd, "a", &old, &ri, &newobj),
+			 -EAGAIN);
+	/* a lookup stats again and gets the inode that is there now */
+	ck_assert_int_eq(fstatat(root_fd, "a", &now, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert_int_eq(pt_lookup(&fs, pt_root(&fs), "a", &e), 0);
+	ck_assert_int_eq(e.st.st_ino, now.st_ino);
+	ck_assert_int_eq(e.ri->ino, now.st_ino);
+	pt_forget(&fs, e.ri, 1);
+}
+END_TEST
+
 static Suite *passthrough_suite(void)
 {
 	Suite *s = suite_create("passthrough");
@@ -273,6 +301,7 @@ static Suite *passthrough_suite(void)
 	tcase_add_test(tc, test_passthrough_setattr_ctime_only);
 	tcase_add_test(tc, test_passthrough_readdir_order);
 	tcase_add_test(tc, test_passthrough_fd_cache_bounded);
+	tcase_add_test(tc, test_passthrough_renamed_over_between_stat_and_handle);
 	suite_add_tcase(s, tc);
 	return s;
 }
