@@ -11,11 +11,11 @@
  * Reorder window: the recorder writes per-thread chunks, so each thread's
  * records are in order but threads interleave at chunk granularity, and a
  * thread's chunk is flushed at least every flush_interval_ns (trace
- * metadata; 1 s if absent). A record is therefore released from the
- * min-heap (on start time, then file position) only once a record that
- * started more than window + margin later has been read, or at the end.
- * Memory: the heap holds the records of one window; the rest grows with
- * threads, live handles and named objects.
+ * metadata; 1 s if absent). A record is therefore released (the earliest
+ * on start time, then file position, from a merge of the file's sorted
+ * runs) only once a record that started more than window + margin later
+ * has been read, or at the end. Memory: the runs hold the records of one
+ * window; the rest grows with threads, live handles and named objects.
  *
  * Ordering (every dependency points to an op dispatched earlier, so the
  * lowest pending op can always run: no deadlock):
@@ -69,6 +69,7 @@ struct rp_worker {
 	pthread_mutex_t mu;
 	pthread_cond_t cv_get, cv_put, cv_done;
 	struct rp_task *head, *tail;
+	struct rp_task *executed;	/* done, for the dispatcher to free */
 	unsigned qlen;
 	bool closed;
 	bool sleeping;		/* the worker waits on cv_get */
@@ -94,6 +95,7 @@ struct tstate {
 	struct rp_worker *w;
 	/* its non-kernel records and write markers still in the heap, in start order */
 	struct rp_task *head, *tail;
+	struct rp_task *finger;	/* the latest inserted: where the next one usually goes */
 };
 
 struct run {
@@ -108,11 +110,14 @@ struct run {
 	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
 	bool attr_stale;	/* the recording did not cache attributes */
-	struct heap_ent *heap;
+	struct heap_ent *heap;		/* the heads of the window's runs */
 	size_t nheap, capheap;
+	struct rp_task *run_tail;	/* the tail of the newest run */
 	uint64_t seq;
 	uint32_t ns_gen;
-	uint64_t t0;		/* monotonic start of the run */
+	uint64_t t0;		/* monotonic start of the run: its first dispatch */
+	uint64_t origin;	/* recorded start of the first operation dispatched */
+	bool started;
 	unsigned qdepth;
 	atomic_uint_fast64_t completed;
 	uint64_t last_progress;
@@ -503,12 +508,19 @@ static struct rp_task *op_prev(const struct rp_task *t)
 	return p;
 }
 
-/* ---- heap on (start_ns, fileidx) ---------------------------------------- */
+/* ---- reorder: a merge of sorted runs, on (start_ns, fileidx) ------------- */
 
-/* The keys are kept in the heap itself: comparing them touches no task. */
+/*
+ * The file is a sequence of chunks, and a chunk is one FUSE worker's
+ * records, which it started one after the other: runs in start order. So
+ * the window is kept as runs (lists linked by ->next) and the heap holds
+ * only each run's head: a few dozen entries rather than every record of
+ * the window, which made sifting the dispatcher's largest cost. The keys
+ * are kept in the heap itself: comparing them touches no task.
+ */
 struct heap_ent {
 	uint64_t start, idx;
-	struct rp_task *t;
+	struct rp_task *t;	/* the head of a run */
 };
 
 static inline bool before(const struct heap_ent *a, const struct heap_ent *b)
@@ -525,13 +537,37 @@ static bool task_before(const struct rp_task *a, const struct rp_task *b)
 	return a->fileidx < b->fileidx;
 }
 
+static void sift_down(struct run *r, size_t i, struct heap_ent e)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= r->nheap)
+			break;
+		if (c + 1 < r->nheap && before(&r->heap[c + 1], &r->heap[c]))
+			c++;
+		if (!before(&r->heap[c], &e))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	r->heap[i] = e;
+}
+
+/* Adds t to the newest run if it starts no earlier than its tail, else starts a run. */
 static int heap_push(struct run *r, struct rp_task *t)
 {
 	struct heap_ent e = { t->rec.start_ns, t->fileidx, t };
 	size_t i;
 
+	t->next = NULL;
+	if (r->run_tail && !task_before(t, r->run_tail)) {
+		r->run_tail->next = t;
+		r->run_tail = t;
+		return 0;
+	}
 	if (r->nheap == r->capheap) {
-		size_t c = r->capheap ? 2 * r->capheap : 1024;
+		size_t c = r->capheap ? 2 * r->capheap : 64;
 		struct heap_ent *p = realloc(r->heap, c * sizeof(*p));
 
 		if (!p)
@@ -545,29 +581,26 @@ static int heap_push(struct run *r, struct rp_task *t)
 		i = (i - 1) / 2;
 	}
 	r->heap[i] = e;
+	r->run_tail = t;
 	return 0;
 }
 
+/* Takes the earliest record of the window. */
 static struct rp_task *heap_pop(struct run *r)
 {
-	struct rp_task *top = r->heap[0].t;
-	struct heap_ent last = r->heap[--r->nheap];
-	size_t i = 0;
+	struct rp_task *top = r->heap[0].t, *next = top->next;
 
-	for (;;) {
-		size_t c = 2 * i + 1;
+	if (next) {
+		struct heap_ent e = { next->rec.start_ns, next->fileidx, next };
 
-		if (c >= r->nheap)
-			break;
-		if (c + 1 < r->nheap && before(&r->heap[c + 1], &r->heap[c]))
-			c++;
-		if (!before(&r->heap[c], &last))
-			break;
-		r->heap[i] = r->heap[c];
-		i = c;
+		sift_down(r, 0, e);
+	} else {
+		if (r->run_tail == top)
+			r->run_tail = NULL;
+		if (--r->nheap)
+			sift_down(r, 0, r->heap[r->nheap]);
 	}
-	if (r->nheap)
-		r->heap[i] = last;
+	top->next = NULL;
 	return top;
 }
 
@@ -622,8 +655,13 @@ static void mark_done(struct rp_worker *w)
 	}
 }
 
-/* Takes every queued task (a list), or NULL when the queue is closed and empty. */
-static struct rp_task *queue_take(struct rp_worker *w)
+/*
+ * Takes every queued task (a list), or NULL when the queue is closed and
+ * empty, and hands back the tasks done. The dispatcher frees those: a
+ * block freed by the thread that allocated it stays in that thread's
+ * cache, one freed by another costs a trip through malloc's arena.
+ */
+static struct rp_task *queue_take(struct rp_worker *w, struct rp_task **done)
 {
 	struct rp_task *list;
 	uint64_t until = 0;
@@ -638,6 +676,15 @@ static struct rp_task *queue_take(struct rp_worker *w)
 		sched_yield();
 	}
 	pthread_mutex_lock(&w->mu);
+	if (*done) {
+		struct rp_task *last = *done;
+
+		while (last->next)
+			last = last->next;
+		last->next = w->executed;
+		w->executed = *done;
+		*done = NULL;
+	}
 	while (!w->head && !w->closed) {
 		w->sleeping = true;
 		pthread_cond_wait(&w->cv_get, &w->mu);
@@ -653,10 +700,24 @@ static struct rp_task *queue_take(struct rp_worker *w)
 	return list;
 }
 
+static void free_tasks(struct rp_task *t)
+{
+	struct rp_task *next;
+
+	for (; t; t = next) {
+		next = t->next;
+		rp_task_free(t);
+	}
+}
+
 static void queue_put(struct rp_worker *w, struct rp_task *t)
 {
+	struct rp_task *executed;
+
 	t->next = NULL;
 	pthread_mutex_lock(&w->mu);
+	executed = w->executed;
+	w->executed = NULL;
 	while (w->qlen >= w->run->qdepth)
 		pthread_cond_wait(&w->cv_put, &w->mu);
 	if (w->tail)
@@ -669,6 +730,7 @@ static void queue_put(struct rp_worker *w, struct rp_task *t)
 	if (w->sleeping)
 		pthread_cond_signal(&w->cv_get);
 	pthread_mutex_unlock(&w->mu);
+	free_tasks(executed);
 }
 
 static void *worker_main(void *arg)
@@ -677,13 +739,13 @@ static void *worker_main(void *arg)
 	struct run *r = w->run;
 	struct rp_exec *x = NULL;
 	struct rp_pace pace;
-	struct rp_task *t, *list;
+	struct rp_task *t, *list, *done = NULL;
 	uint64_t prev_done = r->t0, issued;
 	uint32_t i;
 
 	rp_pace_init(&pace, r->o->pace_pct);
 	w->err = rp_exec_new(r->sh, &w->stats, &x);
-	while ((list = queue_take(w))) {
+	while ((list = queue_take(w, &done))) {
 		while ((t = list)) {
 			list = t->next;
 			for (i = 0; i < t->ndeps; i++)
@@ -697,7 +759,8 @@ static void *worker_main(void *arg)
 			if (x)
 				rp_exec_run(x, t);
 			prev_done = now_ns();
-			rp_task_free(t);
+			t->next = done;
+			done = t;
 			mark_done(w);
 			atomic_fetch_add_explicit(&r->completed, 1, memory_order_relaxed);
 		}
@@ -748,6 +811,7 @@ static void worker_close(struct rp_worker *w)
 
 static void worker_free(struct rp_worker *w)
 {
+	free_tasks(w->executed);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv_get);
 	pthread_cond_destroy(&w->cv_put);
@@ -1155,6 +1219,16 @@ static int dispatch(struct run *r, struct rp_task *t)
 
 	if (!ts)
 		return -ENOMEM;
+	if (!r->started) {
+		/*
+		 * The run starts with its first operation, not when the first
+		 * window of the trace has been read; paced gaps count from the
+		 * first operation's recorded start, not from the recorder's.
+		 */
+		r->started = true;
+		r->t0 = now_ns();
+		r->origin = t->rec.start_ns;
+	}
 	if (t->tprev || t->tnext || ts->head == t) {
 		/* the rest of a split write() is in the list (the window) */
 		if (t->rec.op == FSTAP_OP_WRITE)
@@ -1200,6 +1274,8 @@ static int dispatch(struct run *r, struct rp_task *t)
 	if (ret)
 		return ret;
 	end = sat_add(t->rec.start_ns, t->rec.dur_ns);
+	if (!w->prev_end)
+		w->prev_end = r->origin;
 	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
 	if (end > w->prev_end)
 		w->prev_end = end;
@@ -1353,11 +1429,34 @@ void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *
 /* Inserts t in its thread's list and classifies it and its neighbours. */
 static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task *t)
 {
-	struct rp_task *p = ts->tail, *q;
+	struct rp_task *p, *q;
 	unsigned i;
 
-	while (p && task_before(t, p))
-		p = p->tprev;
+	/*
+	 * One thread's records come from several FUSE workers' chunks, each
+	 * in time order, so a record rarely goes at the tail: walking from
+	 * there cost thousands of steps per record. Within a chunk it goes
+	 * right after the one inserted before it (the finger); the first
+	 * record of the next chunk goes back near the head. Start from
+	 * whichever of head, finger and tail is nearest in time, then walk.
+	 */
+	p = ts->tail;
+	if (p && task_before(t, p)) {
+		uint64_t ts0 = t->rec.start_ns, best = p->rec.start_ns - ts0;
+		struct rp_task *f = ts->finger, *h = ts->head;
+
+		if (f && ts0 - f->rec.start_ns < best && f->rec.start_ns <= ts0)
+			p = f, best = ts0 - f->rec.start_ns;
+		else if (f && f->rec.start_ns - ts0 < best && f->rec.start_ns > ts0)
+			p = f, best = f->rec.start_ns - ts0;
+		if (h && h->rec.start_ns <= ts0 && ts0 - h->rec.start_ns < best)
+			p = h;
+		while (p && p->tnext && !task_before(t, p->tnext))
+			p = p->tnext;
+		while (p && task_before(t, p))
+			p = p->tprev;
+	}
+	ts->finger = t;
 	t->tprev = p;
 	t->tnext = p ? p->tnext : ts->head;
 	if (t->tnext)
@@ -1371,11 +1470,18 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 	if ((q = op_prev(t)))
 		rp_classify(r->attr_stale, &r->parents, q);	/* its next record changed */
 	rp_classify(r->attr_stale, &r->parents, t);
-	/* getattrs after t: with a handle (their read), or right after it
-	 * (the create before them) */
-	for (q = op_next(t), i = 0; q && i < EOF_SCAN; q = op_next(q), i++)
-		if (q->rec.op == FSTAP_OP_GETATTR && (q->rec.fh || !i))
-			rp_classify(r->attr_stale, &r->parents, q);
+	/* the getattr right after t: t is now the record before it (a create,
+	 * an opendir, or neither) */
+	q = op_next(t);
+	if (q && q->rec.op == FSTAP_OP_GETATTR)
+		rp_classify(r->attr_stale, &r->parents, q);
+	/* getattrs with a handle up to EOF_SCAN after a read: it may be theirs
+	 * (only a read matters to them: scanning after every record was the
+	 * dispatcher's largest cost) */
+	if (t->rec.op == FSTAP_OP_READ)
+		for (q = q ? op_next(q) : NULL, i = 1; q && i < EOF_SCAN; q = op_next(q), i++)
+			if (q->rec.op == FSTAP_OP_GETATTR && q->rec.fh)
+				rp_classify(r->attr_stale, &r->parents, q);
 	/* writes after t, in order: their marker, or the part of a split before
 	 * them, may have arrived only now; a write that stays as it was leaves
 	 * the ones after it as they were */
@@ -1390,6 +1496,8 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
 {
+	if (ts->finger == t)
+		ts->finger = t->tprev ? t->tprev : t->tnext;
 	if (t->tprev)
 		t->tprev->tnext = t->tnext;
 	else
@@ -1467,8 +1575,14 @@ static void run_release(struct run *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nheap; i++)
-		rp_task_free(r->heap[i].t);
+	for (i = 0; i < r->nheap; i++) {
+		struct rp_task *t = r->heap[i].t, *next;
+
+		for (; t; t = next) {
+			next = t->next;
+			rp_task_free(t);
+		}
+	}
 	free(r->heap);
 	for (i = 0; i < r->tids.cap; i++)
 		if (r->tids.keys[i])
