@@ -15,3 +15,9 @@ EXTRA_DIST += bench/record-bench.sh bench/record-bench-summary.py bench/record-a
 # bench/replay-fidelity.sh: system calls per class, application against
 # replay (docs/replay.md, "Fidelity: system calls per class")
 EXTRA_DIST += bench/replay-fidelity.sh bench/replay-fidelity-count.py
+# bench/replay-overhead.sh: replay (afap, tmpfs) against replay-direct, the
+# same system calls issued directly; bench/replay-timing.sh: --pace=orig
+# whole-run timing error on loop-mounted ext4 (docs/PERFORMANCE.md)
+noinst_PROGRAMS += replay-direct
+replay_direct_SOURCES = bench/replay-direct.c
+EXTRA_DIST += bench/replay-overhead.sh bench/replay-timing.sh
