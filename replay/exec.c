@@ -1361,7 +1361,11 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 	lat = now_ns() - t0;
 	exec_release_dirs(x);
 	rp_stats_add(x->st, op, res, lat);
-	if (rp_diverges(op, t->rec.result, res, &kind, &err))
-		rp_stats_div(x->st, op, kind, err);
+	if (rp_diverges(op, t->rec.result, res, &kind, &err)) {
+		if (t->raced)
+			x->st->raced++;
+		else
+			rp_stats_div(x->st, op, kind, err);
+	}
 	return res;
 }

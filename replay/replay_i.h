@@ -98,6 +98,8 @@ struct rp_stats {
 	struct rp_div *div;
 	size_t ndiv, cap_div;
 	uint64_t divergences;
+	/* differing results of operations that raced in the recording (not divergences) */
+	uint64_t raced;
 	uint64_t out_of_order;	/* --order=none: same-resource pairs reordered */
 };
 
@@ -160,6 +162,17 @@ uint64_t *rp_map_get(const struct rp_map *m, uint64_t key);
 int rp_map_put(struct rp_map *m, uint64_t key, uint64_t val);
 bool rp_map_del(struct rp_map *m, uint64_t key, uint64_t *val);
 
+/*
+ * Races in the recording: an operation that overlapped in time with one of
+ * another thread on the same object, one of the two changing it (a
+ * setxattr and a getxattr, a write and a read, a create and a readdir of
+ * the directory), could have seen either outcome; so may its replay. The
+ * map holds, per object, the latest recorded ends (owned; free with
+ * rp_races_release). Feed operations in start order. 0 or -ENOMEM.
+ */
+int rp_race_check(struct rp_map *races, const struct fstap_rec *rec, bool *raced);
+void rp_races_release(struct rp_map *races);
+
 /* ---- tasks: one operation on its way to a worker ------------------------- */
 
 struct rp_worker;
@@ -179,6 +192,7 @@ struct rp_dep {
 struct rp_task {
 	struct rp_task *next;		/* queue link */
 	struct rp_task *tprev, *tnext;	/* its thread's records in the heap, by time */
+	uint64_t start_ns;		/* rec.start_ns, here: a list walk reads one line */
 	uint64_t fileidx;		/* position in the trace file (ties) */
 	uint64_t seq;			/* global dispatch order */
 	uint64_t gap_ns;		/* recorded think time before it */
@@ -190,6 +204,7 @@ struct rp_task {
 	bool marker;			/* the kernel's GETXATTR of security.capability (write marker) */
 	bool marked;			/* a write right after its marker: a write() starts here */
 	bool merged;			/* a write the first part of its split issued (final) */
+	bool raced;			/* overlapped a conflicting op of another thread when recorded */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];

@@ -165,6 +165,11 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 		fprintf(f, "  %-16s %-32s %llu\n", op_name(s->div[j].op), label,
 			(unsigned long long)s->div[j].count);
 	}
+	if (s->raced)
+		fprintf(f, "raced:        %llu (results that differ where another thread changed the "
+			"object during the recorded operation: either outcome was possible; not "
+			"counted as divergences)\n",
+			(unsigned long long)s->raced);
 }
 
 int rp_report_text(FILE *f, struct rp_result *const *runs, unsigned n)
@@ -256,6 +261,7 @@ static json_t *run_json(const struct rp_result *r)
 	if (s->lag && s->lag->n)
 		json_object_set_new(o, "lag_ns", hist_json(s->lag));
 	json_object_set_new(o, "divergences", json_integer((json_int_t)s->divergences));
+	json_object_set_new(o, "raced", json_integer((json_int_t)s->raced));
 	for (j = 0; j < s->ndiv; j++) {
 		const struct rp_div *d = &s->div[j];
 		json_t *e = json_object();

@@ -1,11 +1,14 @@
 /*
- * rmap.c: two small pieces of plumbing for the replay engine.
+ * rmap.c: small pieces of plumbing for the replay engine.
  *
  *  - struct rp_map: uint64 -> uint64, open addressing with linear probing
  *    and backward-shift deletion (no tombstones, so a map of live handles
  *    stays as small as the live set). Key 0 marks an empty slot. Not
  *    thread-safe: each user names its lock.
  *  - struct rp_task: a deep copy of one operation record, in one block.
+ *  - races in the recording: per object, the latest recorded ends of its
+ *    operations, to tell a result that differs because the recording had
+ *    two threads racing on an object from a divergence.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -161,6 +164,7 @@ struct rp_task *rp_task_new(const struct fstap_rec *rec)
 	t->deps = t->dep_inline;
 	t->capdeps = RP_TASK_MAX_RES;
 	t->rec = *rec;
+	t->start_ns = rec->start_ns;
 	/* Only what an executor uses; process and state fields are dropped. */
 	t->rec.comm = t->rec.cmdline = (struct fstap_bytes){ 0 };
 	t->rec.xattrs = NULL;
@@ -207,4 +211,69 @@ int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq)
 	}
 	t->deps[t->ndeps++] = (struct rp_dep){ w, wseq };
 	return 0;
+}
+
+/* ---- races in the recording ------------------------------------------------ */
+
+struct obj_ends {
+	uint64_t mod_end, any_end;	/* latest recorded ends: of a change, of any op */
+	uint32_t mod_tid, any_tid;
+};
+
+/* Operations that change their object (for entry operations, the directory). */
+static bool op_changes(unsigned op)
+{
+	switch (op) {
+	case FSTAP_OP_SETATTR: case FSTAP_OP_WRITE: case FSTAP_OP_FALLOCATE:
+	case FSTAP_OP_COPY_FILE_RANGE: case FSTAP_OP_SETXATTR: case FSTAP_OP_REMOVEXATTR:
+	case FSTAP_OP_CREATE: case FSTAP_OP_MKNOD: case FSTAP_OP_MKDIR: case FSTAP_OP_SYMLINK:
+	case FSTAP_OP_LINK: case FSTAP_OP_UNLINK: case FSTAP_OP_RMDIR: case FSTAP_OP_RENAME:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int rp_race_check(struct rp_map *races, const struct fstap_rec *rec, bool *raced)
+{
+	uint64_t start = rec->start_ns, end = start + rec->dur_ns, *v;
+	bool changes = op_changes(rec->op);
+	struct obj_ends *e;
+
+	*raced = false;
+	if (!rec->obj)
+		return 0;
+	v = rp_map_get(races, rec->obj);
+	if (v) {
+		e = (struct obj_ends *)(uintptr_t)*v;
+	} else {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		if (rp_map_put(races, rec->obj, (uint64_t)(uintptr_t)e)) {
+			free(e);
+			return -ENOMEM;
+		}
+	}
+	*raced = (e->mod_end > start && e->mod_tid != rec->tid) ||
+		 (changes && e->any_end > start && e->any_tid != rec->tid);
+	if (changes && end >= e->mod_end) {
+		e->mod_end = end;
+		e->mod_tid = rec->tid;
+	}
+	if (end >= e->any_end) {
+		e->any_end = end;
+		e->any_tid = rec->tid;
+	}
+	return 0;
+}
+
+void rp_races_release(struct rp_map *races)
+{
+	size_t i;
+
+	for (i = 0; i < races->cap; i++)
+		if (races->keys[i])
+			free((struct obj_ends *)(uintptr_t)races->vals[i]);
+	rp_map_release(races);
 }

@@ -106,6 +106,7 @@ struct run {
 	size_t nw, capw;
 	struct rp_map tids;	/* tid + 1 -> struct tstate * */
 	struct rp_map res_last;	/* resource -> wseq << 20 | worker idx */
+	struct rp_map races;	/* obj -> struct obj_ends * (rp_race_check) */
 	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
@@ -532,8 +533,8 @@ static inline bool before(const struct heap_ent *a, const struct heap_ent *b)
 
 static bool task_before(const struct rp_task *a, const struct rp_task *b)
 {
-	if (a->rec.start_ns != b->rec.start_ns)
-		return a->rec.start_ns < b->rec.start_ns;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns;
 	return a->fileidx < b->fileidx;
 }
 
@@ -557,7 +558,7 @@ static void sift_down(struct run *r, size_t i, struct heap_ent e)
 /* Adds t to the newest run if it starts no earlier than its tail, else starts a run. */
 static int heap_push(struct run *r, struct rp_task *t)
 {
-	struct heap_ent e = { t->rec.start_ns, t->fileidx, t };
+	struct heap_ent e = { t->start_ns, t->fileidx, t };
 	size_t i;
 
 	t->next = NULL;
@@ -591,7 +592,7 @@ static struct rp_task *heap_pop(struct run *r)
 	struct rp_task *top = r->heap[0].t, *next = top->next;
 
 	if (next) {
-		struct heap_ent e = { next->rec.start_ns, next->fileidx, next };
+		struct heap_ent e = { next->start_ns, next->fileidx, next };
 
 		sift_down(r, 0, e);
 	} else {
@@ -1262,6 +1263,8 @@ static int dispatch(struct run *r, struct rp_task *t)
 		rp_task_free(t);
 		return 0;
 	}
+	if ((ret = rp_race_check(&r->races, &t->rec, &t->raced)))
+		return ret;
 	w = worker_for_task(r, ts, t);
 	if (!w)
 		return -ENOMEM;
@@ -1442,14 +1445,14 @@ static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task
 	 */
 	p = ts->tail;
 	if (p && task_before(t, p)) {
-		uint64_t ts0 = t->rec.start_ns, best = p->rec.start_ns - ts0;
+		uint64_t ts0 = t->start_ns, best = p->start_ns - ts0;
 		struct rp_task *f = ts->finger, *h = ts->head;
 
-		if (f && ts0 - f->rec.start_ns < best && f->rec.start_ns <= ts0)
-			p = f, best = ts0 - f->rec.start_ns;
-		else if (f && f->rec.start_ns - ts0 < best && f->rec.start_ns > ts0)
-			p = f, best = f->rec.start_ns - ts0;
-		if (h && h->rec.start_ns <= ts0 && ts0 - h->rec.start_ns < best)
+		if (f && ts0 - f->start_ns < best && f->start_ns <= ts0)
+			p = f, best = ts0 - f->start_ns;
+		else if (f && f->start_ns - ts0 < best && f->start_ns > ts0)
+			p = f, best = f->start_ns - ts0;
+		if (h && h->start_ns <= ts0 && ts0 - h->start_ns < best)
 			p = h;
 		while (p && p->tnext && !task_before(t, p->tnext))
 			p = p->tnext;
@@ -1589,6 +1592,7 @@ static void run_release(struct run *r)
 			free((struct tstate *)(uintptr_t)r->tids.vals[i]);
 	rp_map_release(&r->tids);
 	rp_map_release(&r->res_last);
+	rp_races_release(&r->races);
 	rp_map_release(&r->fh_owner);
 	rp_map_release(&r->kinds);
 	rp_map_release(&r->parents);
@@ -1634,6 +1638,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	r.qdepth = o->queue_depth ? o->queue_depth : DEFAULT_QUEUE;
 	rp_map_init(&r.tids);
 	rp_map_init(&r.res_last);
+	rp_map_init(&r.races);
 	rp_map_init(&r.fh_owner);
 	rp_map_init(&r.kinds);
 	rp_map_init(&r.parents);

@@ -207,6 +207,7 @@ int rp_stats_merge(struct rp_stats *dst, const struct rp_stats *src)
 	size_t j;
 	int ret = 0;
 
+	dst->raced += src->raced;
 	for (i = 0; i < FSTAP_OP_NR; i++) {
 		const struct rp_opstat *so = &src->op[i];
 		struct rp_opstat *d = &dst->op[i];

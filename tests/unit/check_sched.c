@@ -887,6 +887,43 @@ START_TEST(test_sched_run_errors)
 }
 END_TEST
 
+/* Races in the recording: overlapping, another thread, one of the two changing. */
+START_TEST(test_sched_race_check)
+{
+	struct fstap_rec set = { .op = FSTAP_OP_SETXATTR, .tid = 1, .obj = 5,
+				 .start_ns = 1000, .dur_ns = 500 };
+	struct fstap_rec get = { .op = FSTAP_OP_GETXATTR, .tid = 2, .obj = 5,
+				 .start_ns = 1200, .dur_ns = 100 };
+	struct rp_map m;
+	bool raced;
+
+	rp_map_init(&m);
+	ck_assert_int_eq(rp_race_check(&m, &set, &raced), 0);
+	ck_assert(!raced);
+	/* a read of another thread while the change was under way */
+	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
+	ck_assert(raced);
+	/* the same thread, or after the change ended, or another object: no race */
+	get.tid = 1;
+	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
+	ck_assert(!raced);
+	get.tid = 2, get.start_ns = 1600;
+	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
+	ck_assert(!raced);
+	get.obj = 6, get.start_ns = 1300;
+	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
+	ck_assert(!raced);
+	/* two reads overlap: no race; a change during another thread's read: a race */
+	get.obj = 5, get.tid = 3, get.start_ns = 1650, get.dur_ns = 1000;
+	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
+	ck_assert(!raced);
+	set.tid = 4, set.start_ns = 2000;
+	ck_assert_int_eq(rp_race_check(&m, &set, &raced), 0);
+	ck_assert(raced);
+	rp_races_release(&m);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
 	Suite *s = suite_create("sched");
@@ -906,6 +943,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_sched_option_parsing);
 	tcase_add_test(tc, test_sched_map);
 	tcase_add_test(tc, test_sched_task_copy);
+	tcase_add_test(tc, test_sched_race_check);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(runs, setup, teardown);
 	tcase_add_test(runs, test_sched_run_cross_thread);
