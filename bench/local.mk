@@ -10,7 +10,7 @@ EXTRA_DIST += bench/README.md bench/run-trace-bench.sh docs/PERFORMANCE.md
 noinst_PROGRAMS += mdphase
 mdphase_SOURCES = bench/mdphase.c
 EXTRA_DIST += bench/record-bench.sh bench/record-bench-summary.py bench/record-ab.sh bench/record-many-files.sh \
-	bench/record-instr.sh bench/record-perreq.sh \
+	bench/record-instr.sh bench/record-perreq.sh bench/lib-daemon.sh \
 	bench/record-fidelity.sh bench/record-fidelity-count.py
 # bench/replay-fidelity.sh: system calls per class, application against
 # replay (docs/replay.md, "Fidelity: system calls per class")

@@ -54,14 +54,9 @@ TDIR=${TDIR:-$WORK}
 B=$WORK/back M=$WORK/mnt RES=$WORK/ab.tsv
 : >"$RES"
 DPID=
+. "$(dirname "$0")/lib-daemon.sh"
 cleanup() {	# unmount, let the daemon finish (the trace's footer), else stop it
-	local i
-	mountpoint -q "$M" 2>/dev/null && { fusermount3 -u "$M" 2>/dev/null || umount -l "$M"; }
-	if [ -n "$DPID" ]; then
-		for i in $(seq 100); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$DPID" 2>/dev/null && kill "$DPID"
-		wait "$DPID" 2>/dev/null
-	fi
+	daemon_stop "$M" "$DPID" 100
 	DPID=
 }
 trap 'cleanup; exit 130' INT TERM

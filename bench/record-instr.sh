@@ -41,14 +41,9 @@ for a in "$@"; do [ "$a" = TRACE ] && a=$WORK/instr.trace; ARGS+=("$a"); done
 B=$WORK/back M=$WORK/mnt
 mkdir -p "$WORK" || exit 1
 DPID=
+. "$(dirname "$0")/lib-daemon.sh"
 cleanup() {
-	local i
-	mountpoint -q "$M" 2>/dev/null && { fusermount3 -u "$M" 2>/dev/null || umount -l "$M"; }
-	if [ -n "$DPID" ]; then
-		for i in $(seq 300); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$DPID" 2>/dev/null && kill "$DPID"
-		wait "$DPID" 2>/dev/null
-	fi
+	daemon_stop "$M" "$DPID" 300
 	DPID=
 }
 trap 'cleanup; exit 130' INT TERM
