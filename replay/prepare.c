@@ -43,7 +43,7 @@
 #define DCACHE_SIZE 64		/* open directory fds kept */
 #define DATA_BUF (1u << 20)	/* bytes per write */
 
-enum { OBJ_TODO, OBJ_DONE, OBJ_FAILED };
+enum { OBJ_PENDING, OBJ_DONE, OBJ_FAILED };
 
 struct dcache_ent {
 	uint32_t obj;

@@ -351,20 +351,29 @@ int pt_symlink(struct pt_fs *fs, const struct pt_cred *c, const char *target,
 	return make_node(fs, c, parent, MK_SYMLINK, name, 0, 0, target, e);
 }
 
+/* Leases descriptors of a and b (link, rename): both or neither. */
+static int lease_two(struct pt_fs *fs, struct rinode *a, struct fdlease *la, struct rinode *b,
+		     struct fdlease *lb)
+{
+	int ret = fdc_get(&fs->it, a, la);
+
+	if (ret < 0)
+		return ret;
+	ret = fdc_get(&fs->it, b, lb);
+	if (ret < 0)
+		fdc_put(&fs->it, la);
+	return ret;
+}
+
 int pt_link(struct pt_fs *fs, struct rinode *ri, struct rinode *newparent,
 	    const char *newname, struct pt_entry *e)
 {
 	struct fdlease l, lp;
 	int ret;
 
-	ret = fdc_get(&fs->it, ri, &l);
+	ret = lease_two(fs, ri, &l, newparent, &lp);
 	if (ret < 0)
 		return ret;
-	ret = fdc_get(&fs->it, newparent, &lp);
-	if (ret < 0) {
-		fdc_put(&fs->it, &l);
-		return ret;
-	}
 	ret = linkat(l.fd, "", lp.fd, newname, AT_EMPTY_PATH) < 0 ? -errno : 0;
 	if (!ret)
 		ret = make_entry(fs, newparent, lp.fd, newname, e);
@@ -410,14 +419,9 @@ int pt_rename(struct pt_fs *fs, struct rinode *parent, const char *name,
 	bool have_dst;
 	int ret;
 
-	ret = fdc_get(&fs->it, parent, &l);
+	ret = lease_two(fs, parent, &l, newparent, &nl);
 	if (ret < 0)
 		return ret;
-	ret = fdc_get(&fs->it, newparent, &nl);
-	if (ret < 0) {
-		fdc_put(&fs->it, &l);
-		return ret;
-	}
 	have_dst = !(flags & RENAME_EXCHANGE) &&
 		fstatat(nl.fd, newname, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
 		fstatat(l.fd, name, &src, AT_SYMLINK_NOFOLLOW) == 0 &&

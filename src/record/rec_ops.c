@@ -530,13 +530,15 @@ static void rec_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const
 		rq_emit(&q);
 }
 
-static void rec_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+/* unlink, rmdir: a name removed from its directory. */
+static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name, unsigned op,
+			int (*remove)(struct pt_fs *, struct rinode *, const char *))
 {
 	struct rec_session *s = SES(req);
 	struct rinode *pr = RI(s, parent);
 	struct rq q;
-	bool on = rq_begin(&q, req, FSTAP_OP_UNLINK, pr);
-	int ret = pt_unlink(&s->fs, pr, name);
+	bool on = rq_begin(&q, req, op, pr);
+	int ret = remove(&s->fs, pr, name);
 
 	rq_end(&q, ret);
 	fuse_reply_err(req, -ret);
@@ -546,20 +548,14 @@ static void rec_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	rq_emit(&q);
 }
 
+static void rec_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, parent, name, FSTAP_OP_UNLINK, pt_unlink);
+}
+
 static void rec_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct rec_session *s = SES(req);
-	struct rinode *pr = RI(s, parent);
-	struct rq q;
-	bool on = rq_begin(&q, req, FSTAP_OP_RMDIR, pr);
-	int ret = pt_rmdir(&s->fs, pr, name);
-
-	rq_end(&q, ret);
-	fuse_reply_err(req, -ret);
-	if (!on)
-		return;
-	q.r.name = B(name);
-	rq_emit(&q);
+	remove_name(req, parent, name, FSTAP_OP_RMDIR, pt_rmdir);
 }
 
 static void rec_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
