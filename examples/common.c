@@ -229,6 +229,55 @@ bad:
 	return -1;
 }
 
+/* Writes the NULL-terminated names into buf as "a, b, c", with last_sep
+ * instead of ", " before the last one (truncated to fit). */
+static void join_names(char *buf, size_t size, const char *const *names, const char *last_sep)
+{
+	buf[0] = '\0';
+	for (int i = 0; names[i]; i++) {
+		if (i)
+			strncat(buf, names[i + 1] ? ", " : last_sep, size - strlen(buf) - 1);
+		strncat(buf, names[i], size - strlen(buf) - 1);
+	}
+}
+
+int ex_parse_choice(const char *opt, const char *arg, const char *const *names, int *out)
+{
+	char list[512];
+
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], arg) == 0) {
+			*out = i;
+			return 0;
+		}
+	join_names(list, sizeof list, names, " or ");
+	ex_usage_error("%s: '%s' is not %s", opt, arg, list);
+	return -1;
+}
+
+/* Stores the value of one of the program's options where its table entry
+ * says; returns -1 after ex_usage_error on a bad value. */
+static int store_option(const struct ex_option *o, const char *arg)
+{
+	char opt[128];
+
+	snprintf(opt, sizeof opt, "--%s", o->name);
+	switch (o->type) {
+	case EX_VALUE_LONG:
+		return ex_parse_long(opt, arg, o->number.min, o->number.max, o->number.to);
+	case EX_VALUE_BYTES:
+		return ex_parse_bytes(opt, arg, o->bytes.min, o->bytes.max, o->bytes.to);
+	case EX_VALUE_CHOICE:
+		return ex_parse_choice(opt, arg, o->choice.names, o->choice.to);
+	case EX_VALUE_FLAG:
+		*o->flag.to = o->flag.value;
+		return 0;
+	case EX_VALUE_CUSTOM:
+		return o->parse(opt, arg);
+	}
+	ex_die("internal: option '%s' has no value type", o->name);
+}
+
 static int phase_index(const char *name)
 {
 	for (int i = 0; prog->phases[i]; i++)
@@ -255,13 +304,16 @@ static void usage(FILE *f)
 
 enum { OPT_SIZE = 1000, OPT_HELP, OPT_PHASE_BASE = 1100, OPT_PROG_BASE = 1200 };
 
+/* --size values, in enum ex_size order. */
+static const char *const size_names[] = { "small", "medium", "large", NULL };
+
 void ex_parse(const struct ex_prog *p, int argc, char **argv)
 {
 	struct option longopts[64];
 	size_t nl = 0;
 	int nphases = 0;
 	/* Program options are buffered so that they apply after --size. */
-	struct { int id; const char *arg; } pending[128];
+	struct { const struct ex_option *option; const char *arg; } pending[128];
 	size_t npending = 0;
 	int c;
 	struct stat sb;
@@ -285,10 +337,13 @@ void ex_parse(const struct ex_prog *p, int argc, char **argv)
 	longopts[nl++] = (struct option){ "verbose", no_argument, NULL, 'v' };
 	for (int i = 0; i < nphases; i++)
 		longopts[nl++] = (struct option){ p->phases[i], no_argument, NULL, OPT_PHASE_BASE + i };
-	for (const struct ex_option *o = p->options; o && o->name; o++) {
+	for (int i = 0; p->options && p->options[i].name; i++) {
+		const struct ex_option *o = &p->options[i];
+		int has_arg = o->type == EX_VALUE_FLAG ? no_argument : required_argument;
+
 		if (nl >= sizeof longopts / sizeof longopts[0] - 1)
 			ex_die("internal: too many options");
-		longopts[nl++] = (struct option){ o->name, o->has_arg, NULL, OPT_PROG_BASE + o->id };
+		longopts[nl++] = (struct option){ o->name, has_arg, NULL, OPT_PROG_BASE + i };
 	}
 	longopts[nl] = (struct option){ 0, 0, 0, 0 };
 
@@ -339,18 +394,13 @@ void ex_parse(const struct ex_prog *p, int argc, char **argv)
 				exit(1);
 			}
 			exit(0);
-		case OPT_SIZE:
-			if (strcmp(optarg, "small") == 0)
-				ex.size = SIZE_SMALL;
-			else if (strcmp(optarg, "medium") == 0)
-				ex.size = SIZE_MEDIUM;
-			else if (strcmp(optarg, "large") == 0)
-				ex.size = SIZE_LARGE;
-			else {
-				ex_usage_error("--size: '%s' is not small, medium or large", optarg);
+		case OPT_SIZE: {
+			int size;
+			if (ex_parse_choice("--size", optarg, size_names, &size))
 				exit(2);
-			}
+			ex.size = (enum ex_size)size;
 			break;
+		}
 		case ':':
 			if (optopt > 0 && optopt < 128)
 				ex_usage_error("option '-%c' needs a value", optopt);
@@ -371,7 +421,7 @@ void ex_parse(const struct ex_prog *p, int argc, char **argv)
 					ex_usage_error("too many options");
 					exit(2);
 				}
-				pending[npending].id = c - OPT_PROG_BASE;
+				pending[npending].option = &p->options[c - OPT_PROG_BASE];
 				pending[npending].arg = optarg;
 				npending++;
 			} else {
@@ -384,11 +434,8 @@ void ex_parse(const struct ex_prog *p, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		int k = phase_index(argv[i]);
 		if (k < 0) {
-			char list[512] = "";
-			for (int j = 0; j < nphases; j++) {
-				strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
-				strncat(list, p->phases[j], sizeof list - strlen(list) - 1);
-			}
+			char list[512];
+			join_names(list, sizeof list, p->phases, ", ");
 			ex_usage_error("'%s' is not a phase (phases: %s)", argv[i], list);
 			exit(2);
 		}
@@ -400,7 +447,7 @@ void ex_parse(const struct ex_prog *p, int argc, char **argv)
 	if (p->apply_size)
 		p->apply_size(ex.size);
 	for (size_t i = 0; i < npending; i++)
-		if (p->parse_option(pending[i].id, pending[i].arg))
+		if (store_option(pending[i].option, pending[i].arg))
 			exit(2);
 
 	if (stat(ex.dir, &sb) != 0)

@@ -71,12 +71,46 @@ void ex_rng_shuffle(struct ex_rng *r, void *base, size_t n, size_t sz);
 /* ---- the command line ---- */
 enum ex_size { SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE };
 
-/* A program-specific long option. has_arg as for getopt_long. */
+/* How a program option's value is read, and so which member of the union in
+ * struct ex_option describes it. */
+enum ex_value_type {
+	EX_VALUE_LONG,   /* --NAME=N: a number from min to max (ex_parse_long) */
+	EX_VALUE_BYTES,  /* --NAME=B: a size from min to max bytes (ex_parse_bytes) */
+	EX_VALUE_CHOICE, /* --NAME=WORD: one of names; its index is stored */
+	EX_VALUE_FLAG,   /* --NAME, no value: stores a fixed bool */
+	EX_VALUE_CUSTOM, /* --NAME=VALUE: a callback, for checks the others lack */
+};
+
+/* A program-specific long option: its name (without "--"), how its value is
+ * read and where it is stored. Declare them with the EX_OPT_* macros below, in
+ * an array ended by EX_OPT_END. Every type but EX_VALUE_FLAG takes a value.
+ * A bad value gets the same one-line usage error as -t or -n (exit 2). */
 struct ex_option {
 	const char *name;
-	int has_arg;
-	int id;
+	enum ex_value_type type;
+	union {
+		struct { long *to; long min, max; } number;
+		struct { uint64_t *to; uint64_t min, max; } bytes;
+		struct { int *to; const char *const *names; } choice;
+		struct { bool *to; bool value; } flag;
+		/* opt is "--NAME". Stores the value itself; returns 0, or -1
+		 * after calling ex_usage_error. */
+		int (*parse)(const char *opt, const char *arg);
+	};
 };
+
+#define EX_OPT_LONG(name_, to_, min_, max_) \
+	{ .name = (name_), .type = EX_VALUE_LONG, .number = { (to_), (min_), (max_) } }
+#define EX_OPT_BYTES(name_, to_, min_, max_) \
+	{ .name = (name_), .type = EX_VALUE_BYTES, .bytes = { (to_), (min_), (max_) } }
+/* names: NULL-terminated; the index of the one given goes into *to. */
+#define EX_OPT_CHOICE(name_, to_, names_) \
+	{ .name = (name_), .type = EX_VALUE_CHOICE, .choice = { (to_), (names_) } }
+#define EX_OPT_FLAG(name_, to_, value_) \
+	{ .name = (name_), .type = EX_VALUE_FLAG, .flag = { (to_), (value_) } }
+#define EX_OPT_CUSTOM(name_, parse_) \
+	{ .name = (name_), .type = EX_VALUE_CUSTOM, .parse = (parse_) }
+#define EX_OPT_END { .name = NULL }
 
 struct ex_prog {
 	const char *name;
@@ -86,12 +120,10 @@ struct ex_prog {
 	const char *const *phases;
 	/* Bit mask of the phases run when none is named. */
 	unsigned default_phases;
-	/* Extra options (terminated by a zero entry), and their handler: returns
-	 * 0, or -1 after calling ex_usage_error. May be NULL. */
+	/* The program's own options, ended by EX_OPT_END; may be NULL. */
 	const struct ex_option *options;
-	int (*parse_option)(int id, const char *arg);
-	/* Fills the program's knobs for the chosen size; called before
-	 * parse_option values are applied over it (see ex_parse). */
+	/* Fills the program's knobs for the chosen size; called before the
+	 * values of the program's options are stored (see ex_parse). */
 	void (*apply_size)(enum ex_size size);
 };
 
@@ -113,8 +145,8 @@ extern struct ex_common ex;
  * --size=small|medium|large, -v, --help, --PHASE (e.g. --setup, --cleanup)
  * and PHASE arguments, then the program's own options. Exits 2 on a usage
  * error and 0 after --help. apply_size is called with the chosen size before
- * the program's own options are handed to parse_option (they are buffered),
- * so explicit knobs override the size preset. Checks that DIR is a directory
+ * the values of the program's own options are stored (they are buffered, and
+ * stored in command-line order), so explicit knobs override the size preset. Checks that DIR is a directory
  * (exit 1 otherwise). */
 void ex_parse(const struct ex_prog *prog, int argc, char **argv);
 bool ex_phase(const char *name);
@@ -129,6 +161,9 @@ void ex_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 int ex_parse_long(const char *opt, const char *arg, long min, long max, long *out);
 /* A byte size with an optional K, M, G suffix (powers of 1024). */
 int ex_parse_bytes(const char *opt, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
+/* One of the NULL-terminated names; *out gets its index. The error reads
+ * "OPT: 'ARG' is not A, B or C". */
+int ex_parse_choice(const char *opt, const char *arg, const char *const *names, int *out);
 
 /* ---- paths ---- */
 /* snprintf into buf (EX_PATH_MAX); dies if the path is too long. */

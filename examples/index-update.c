@@ -236,48 +236,28 @@ static void cleanup(struct ex_stats *st)
 }
 
 /* ---- command line ---- */
-enum { O_DB_SIZE, O_UPDATES, O_BLOCK, O_REOPEN };
-static const struct ex_option options[] = {
-	{ "db-size", 1, O_DB_SIZE },
-	{ "updates", 1, O_UPDATES },
-	{ "block-size", 1, O_BLOCK },
-	{ "reopen", 1, O_REOPEN },
-	{ 0, 0, 0 },
-};
-
-static int parse_option(int id, const char *arg)
+/* --block-size: a size that must also be a power of two. */
+static int parse_block_size(const char *opt, const char *arg)
 {
-	long v;
 	uint64_t b;
 
-	switch (id) {
-	case O_DB_SIZE:
-		if (ex_parse_bytes("--db-size", arg, 1 << 20, 1ULL << 42, &b))
-			return -1;
-		db_size = b;
-		return 0;
-	case O_UPDATES:
-		if (ex_parse_long("--updates", arg, 0, 1000000, &v))
-			return -1;
-		updates = v;
-		return 0;
-	case O_BLOCK:
-		if (ex_parse_bytes("--block-size", arg, 2048, 65536, &b))
-			return -1;
-		if (b & (b - 1)) {
-			ex_usage_error("--block-size: '%s' is not a power of two", arg);
-			return -1;
-		}
-		block_size = b;
-		return 0;
-	case O_REOPEN:
-		if (ex_parse_long("--reopen", arg, 1, 1000000000L, &v))
-			return -1;
-		reopen_every = v;
-		return 0;
+	if (ex_parse_bytes(opt, arg, 2048, 65536, &b))
+		return -1;
+	if (b & (b - 1)) {
+		ex_usage_error("%s: '%s' is not a power of two", opt, arg);
+		return -1;
 	}
-	return -1;
+	block_size = b;
+	return 0;
 }
+
+static const struct ex_option options[] = {
+	EX_OPT_BYTES("db-size", &db_size, 1 << 20, 1ULL << 42),
+	EX_OPT_LONG("updates", &updates, 0, 1000000),
+	EX_OPT_CUSTOM("block-size", parse_block_size),
+	EX_OPT_LONG("reopen", &reopen_every, 1, 1000000000L),
+	EX_OPT_END,
+};
 
 static void apply_size(enum ex_size size)
 {
@@ -325,7 +305,6 @@ static const struct ex_prog prog = {
 	.phases = phases,
 	.default_phases = PH_SETUP | PH_RUN | PH_CLEANUP,
 	.options = options,
-	.parse_option = parse_option,
 	.apply_size = apply_size,
 };
 

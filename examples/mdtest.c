@@ -121,32 +121,13 @@ static void *rank_main(void *arg)
 }
 
 /* ---- command line ---- */
-enum { O_SHARED, O_UNIQUE, O_BYTES, O_RANDOM };
 static const struct ex_option options[] = {
-	{ "shared", 0, O_SHARED },
-	{ "unique", 0, O_UNIQUE },
-	{ "bytes", 1, O_BYTES },
-	{ "random", 0, O_RANDOM },
-	{ 0, 0, 0 },
+	EX_OPT_FLAG("shared", &shared, true),
+	EX_OPT_FLAG("unique", &shared, false),
+	EX_OPT_BYTES("bytes", &bytes, 0, 1 << 20),
+	EX_OPT_FLAG("random", &random_order, true),
+	EX_OPT_END,
 };
-
-static int parse_option(int id, const char *arg)
-{
-	switch (id) {
-	case O_SHARED:
-		shared = true;
-		return 0;
-	case O_UNIQUE:
-		shared = false;
-		return 0;
-	case O_RANDOM:
-		random_order = true;
-		return 0;
-	case O_BYTES:
-		return ex_parse_bytes("--bytes", arg, 0, 1 << 20, &bytes);
-	}
-	return -1;
-}
 
 static void apply_size(enum ex_size size)
 {
@@ -190,7 +171,6 @@ static const struct ex_prog prog = {
 	.phases = phases,
 	.default_phases = PH_CREATE | PH_STAT | PH_READ | PH_REMOVE,
 	.options = options,
-	.parse_option = parse_option,
 	.apply_size = apply_size,
 };
 

@@ -201,34 +201,13 @@ static void cleanup(struct ex_stats *st)
 }
 
 /* ---- command line ---- */
-enum { O_MAX_FILE_SIZE, O_STREAM_SIZE, O_STREAM_WRITE, O_RECORDS };
 static const struct ex_option options[] = {
-	{ "max-file-size", 1, O_MAX_FILE_SIZE },
-	{ "stream-size", 1, O_STREAM_SIZE },
-	{ "stream-write", 1, O_STREAM_WRITE },
-	{ "records", 1, O_RECORDS },
-	{ 0, 0, 0 },
+	EX_OPT_BYTES("max-file-size", &max_file_size, 1, 64 << 20),
+	EX_OPT_BYTES("stream-size", &stream_size, 0, 1ULL << 42),
+	EX_OPT_BYTES("stream-write", &stream_write, 512, 64 << 20),
+	EX_OPT_LONG("records", &records, 0, 100000000),
+	EX_OPT_END,
 };
-
-static int parse_option(int id, const char *arg)
-{
-	long v;
-
-	switch (id) {
-	case O_MAX_FILE_SIZE:
-		return ex_parse_bytes("--max-file-size", arg, 1, 64 << 20, &max_file_size);
-	case O_STREAM_SIZE:
-		return ex_parse_bytes("--stream-size", arg, 0, 1ULL << 42, &stream_size);
-	case O_STREAM_WRITE:
-		return ex_parse_bytes("--stream-write", arg, 512, 64 << 20, &stream_write);
-	case O_RECORDS:
-		if (ex_parse_long("--records", arg, 0, 100000000, &v))
-			return -1;
-		records = v;
-		return 0;
-	}
-	return -1;
-}
 
 static void apply_size(enum ex_size size)
 {
@@ -275,7 +254,6 @@ static const struct ex_prog prog = {
 	.phases = phases,
 	.default_phases = PH_SETUP | PH_RUN | PH_CLEANUP,
 	.options = options,
-	.parse_option = parse_option,
 	.apply_size = apply_size,
 };
 

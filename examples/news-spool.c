@@ -16,11 +16,11 @@ static const char *const phases[] = { "setup", "run", "cleanup", NULL };
 enum { PH_SETUP = 1, PH_RUN = 2, PH_CLEANUP = 4 };
 
 enum order { ORDER_READDIR, ORDER_NAME, ORDER_NUMBER, ORDER_RANDOM };
-static const char *const order_names[] = { "readdir", "name", "number", "random" };
+static const char *const order_names[] = { "readdir", "name", "number", "random", NULL };
 
 static long ngroups;
 static uint64_t article_size;
-static enum order order = ORDER_READDIR;
+static int order = ORDER_READDIR; /* an enum order (an int for --order) */
 static long passes = 1;
 static char root[EX_PATH_MAX];
 
@@ -291,47 +291,13 @@ static void cleanup(struct ex_stats *st)
 }
 
 /* ---- command line ---- */
-enum { O_GROUPS, O_ARTICLE_SIZE, O_ORDER, O_PASSES };
 static const struct ex_option options[] = {
-	{ "groups", 1, O_GROUPS },
-	{ "article-size", 1, O_ARTICLE_SIZE },
-	{ "order", 1, O_ORDER },
-	{ "passes", 1, O_PASSES },
-	{ 0, 0, 0 },
+	EX_OPT_LONG("groups", &ngroups, 1, 1000000),
+	EX_OPT_BYTES("article-size", &article_size, 16, 1 << 20),
+	EX_OPT_CHOICE("order", &order, order_names),
+	EX_OPT_LONG("passes", &passes, 1, 1000),
+	EX_OPT_END,
 };
-
-static int parse_option(int id, const char *arg)
-{
-	long v;
-	uint64_t b;
-
-	switch (id) {
-	case O_GROUPS:
-		if (ex_parse_long("--groups", arg, 1, 1000000, &v))
-			return -1;
-		ngroups = v;
-		return 0;
-	case O_ARTICLE_SIZE:
-		if (ex_parse_bytes("--article-size", arg, 16, 1 << 20, &b))
-			return -1;
-		article_size = b;
-		return 0;
-	case O_PASSES:
-		if (ex_parse_long("--passes", arg, 1, 1000, &v))
-			return -1;
-		passes = v;
-		return 0;
-	case O_ORDER:
-		for (int i = 0; i < 4; i++)
-			if (strcmp(arg, order_names[i]) == 0) {
-				order = (enum order)i;
-				return 0;
-			}
-		ex_usage_error("--order: '%s' is not readdir, name, number or random", arg);
-		return -1;
-	}
-	return -1;
-}
 
 static void apply_size(enum ex_size size)
 {
@@ -375,7 +341,6 @@ static const struct ex_prog prog = {
 	.phases = phases,
 	.default_phases = PH_SETUP | PH_RUN | PH_CLEANUP,
 	.options = options,
-	.parse_option = parse_option,
 	.apply_size = apply_size,
 };
 

@@ -297,38 +297,12 @@ static void cleanup(struct ex_stats *st)
 }
 
 /* ---- command line ---- */
-enum { O_FILES, O_DIRS, O_FILE_SIZE };
 static const struct ex_option options[] = {
-	{ "files", 1, O_FILES },
-	{ "dirs", 1, O_DIRS },
-	{ "max-file-size", 1, O_FILE_SIZE },
-	{ 0, 0, 0 },
+	EX_OPT_LONG("files", &nfiles, 1, 100000000),
+	EX_OPT_LONG("dirs", &ndirs, 1, 99),
+	EX_OPT_BYTES("max-file-size", &max_file_size, 1, 64 << 20),
+	EX_OPT_END,
 };
-
-static int parse_option(int id, const char *arg)
-{
-	long v;
-	uint64_t b;
-
-	switch (id) {
-	case O_FILES:
-		if (ex_parse_long("--files", arg, 1, 100000000, &v))
-			return -1;
-		nfiles = v;
-		return 0;
-	case O_DIRS:
-		if (ex_parse_long("--dirs", arg, 1, 99, &v))
-			return -1;
-		ndirs = v;
-		return 0;
-	case O_FILE_SIZE:
-		if (ex_parse_bytes("--max-file-size", arg, 1, 64 << 20, &b))
-			return -1;
-		max_file_size = b;
-		return 0;
-	}
-	return -1;
-}
 
 static void apply_size(enum ex_size size)
 {
@@ -378,7 +352,6 @@ static const struct ex_prog prog = {
 	.phases = phases,
 	.default_phases = PH_SETUP | PH_RUN | PH_CLEANUP,
 	.options = options,
-	.parse_option = parse_option,
 	.apply_size = apply_size,
 };
 
