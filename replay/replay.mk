@@ -8,6 +8,7 @@ libreplay_a_SOURCES = \
 	replay/stats.c \
 	replay/timing.c \
 	replay/rmap.c \
+	replay/task.c \
 	replay/exec.c \
 	replay/sched.c \
 	replay/report.c \

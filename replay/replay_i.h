@@ -5,6 +5,7 @@
  *  - stats.c: latency histograms, per-op counters, divergences.
  *  - timing.c: pacing arithmetic over an injectable clock.
  *  - rmap.c: a small uint64 -> uint64 hash map (handles, resources).
+ *  - task.c: the tasks handed to workers, and the arena they live in.
  *  - exec.c: the executor table and the per-worker execution context.
  *  - sched.c: reading, reordering, path resolution, dispatch, workers.
  *
@@ -191,9 +192,12 @@ struct rp_dep {
  */
 struct rp_task {
 	struct rp_task *next;		/* queue link */
+	struct rp_task *dnext;		/* the dispatcher's list of what a worker holds */
+	uint64_t wseq;			/* its number in its worker's order */
 	struct rp_task *tprev, *tnext;	/* its thread's records in the heap, by time */
 	uint64_t start_ns;		/* rec.start_ns, here: a list walk reads one line */
 	uint64_t fileidx;		/* position in the trace file (ties) */
+	uint64_t next_start, next_idx;	/* the key of next, in the reorder window */
 	uint64_t seq;			/* global dispatch order */
 	uint64_t gap_ns;		/* recorded think time before it */
 	uint32_t ns_gen;		/* namespace generation (directory cache) */
@@ -210,14 +214,30 @@ struct rp_task {
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
 	uint32_t nres;
 	uint64_t res[RP_TASK_MAX_RES];	/* resources, for --order=resource|none */
-	char *paths;			/* owned: path, then path2 */
+	char *paths;			/* owned (the arena): path, then path2 */
 	const char *path;		/* directory (entry ops) or object; NULL: unknown */
 	const char *path2;		/* rename/link destination directory */
 	struct fstap_rec rec;		/* pointers into this allocation */
 };
 
-/* Deep-copies rec (an operation record); NULL on -ENOMEM. */
-struct rp_task *rp_task_new(const struct fstap_rec *rec);
+/*
+ * The arena tasks and their paths are allocated from (task.c): one thread
+ * allocates and releases, allocations are cache-line aligned.
+ */
+struct rp_arena;
+
+int rp_arena_new(struct rp_arena **out);
+/* Frees the arena; every allocation must have been released. */
+void rp_arena_free(struct rp_arena *a);
+/* NULL on -ENOMEM. */
+void *rp_arena_alloc(struct rp_arena *a, size_t size);
+void rp_arena_release(void *p);
+/* Blocks in use now (those kept empty for reuse not counted). */
+size_t rp_arena_blocks(const struct rp_arena *a);
+
+/* Deep-copies rec (an operation record) into a; NULL on -ENOMEM. */
+struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec);
+/* Releases t and its paths (allocated from the same arena). */
 void rp_task_free(struct rp_task *t);
 
 /* ---- exec.c --------------------------------------------------------------- */

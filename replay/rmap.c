@@ -5,7 +5,6 @@
  *    and backward-shift deletion (no tombstones, so a map of live handles
  *    stays as small as the live set). Key 0 marks an empty slot. Not
  *    thread-safe: each user names its lock.
- *  - struct rp_task: a deep copy of one operation record, in one block.
  *  - races in the recording: per object, the latest recorded ends of its
  *    operations, to tell a result that differs because the recording had
  *    two threads racing on an object from a divergence.
@@ -128,89 +127,6 @@ bool rp_map_del(struct rp_map *m, uint64_t key, uint64_t *val)
 		}
 	}
 	return true;
-}
-
-/* ---- tasks ---------------------------------------------------------------- */
-
-static size_t bytes_len(struct fstap_bytes b)
-{
-	return b.len;
-}
-
-static void put_bytes(uint8_t **p, struct fstap_bytes *b)
-{
-	if (b->len)
-		memcpy(*p, b->ptr, b->len);
-	b->ptr = *p;
-	*p += b->len;
-}
-
-struct rp_task *rp_task_new(const struct fstap_rec *rec)
-{
-	size_t size = sizeof(struct rp_task), i;
-	struct rp_task *t;
-	struct fstap_dirent *ents;
-	uint8_t *p;
-
-	size += bytes_len(rec->name) + bytes_len(rec->newname) + bytes_len(rec->target);
-	size = (size + 7) & ~(size_t)7;
-	size += (size_t)rec->nentries * sizeof(struct fstap_dirent);
-	for (i = 0; i < rec->nentries; i++)
-		size += rec->entries[i].name.len;
-	t = malloc(size);
-	if (!t)
-		return NULL;
-	memset(t, 0, sizeof(*t));
-	t->deps = t->dep_inline;
-	t->capdeps = RP_TASK_MAX_RES;
-	t->rec = *rec;
-	t->start_ns = rec->start_ns;
-	/* Only what an executor uses; process and state fields are dropped. */
-	t->rec.comm = t->rec.cmdline = (struct fstap_bytes){ 0 };
-	t->rec.xattrs = NULL;
-	t->rec.extents = NULL;
-	t->rec.nxattrs = t->rec.nextents = 0;
-	p = (uint8_t *)(t + 1);
-	put_bytes(&p, &t->rec.name);
-	put_bytes(&p, &t->rec.newname);
-	put_bytes(&p, &t->rec.target);
-	p = (uint8_t *)t + (((size_t)(p - (uint8_t *)t) + 7) & ~(size_t)7);
-	ents = (struct fstap_dirent *)p;
-	p += (size_t)rec->nentries * sizeof(struct fstap_dirent);
-	for (i = 0; i < rec->nentries; i++) {
-		ents[i] = rec->entries[i];
-		put_bytes(&p, &ents[i].name);
-	}
-	t->rec.entries = rec->nentries ? ents : NULL;
-	return t;
-}
-
-void rp_task_free(struct rp_task *t)
-{
-	if (!t)
-		return;
-	if (t->deps != t->dep_inline)
-		free(t->deps);
-	free(t->paths);
-	free(t);
-}
-
-int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq)
-{
-	if (t->ndeps == t->capdeps) {
-		uint32_t c = 2 * t->capdeps;
-		struct rp_dep *p = malloc(c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		memcpy(p, t->deps, t->ndeps * sizeof(*p));
-		if (t->deps != t->dep_inline)
-			free(t->deps);
-		t->deps = p;
-		t->capdeps = c;
-	}
-	t->deps[t->ndeps++] = (struct rp_dep){ w, wseq };
-	return 0;
 }
 
 /* ---- races in the recording ------------------------------------------------ */

@@ -14,8 +14,11 @@
  * metadata; 1 s if absent). A record is therefore released (the earliest
  * on start time, then file position, from a merge of the file's sorted
  * runs) only once a record that started more than window + margin later
- * has been read, or at the end. Memory: the runs hold the records of one
- * window; the rest grows with threads, live handles and named objects.
+ * has been read, or at the end. It then waits in the stage until the
+ * next records of its thread it depends on join it, or a window more
+ * (classification, see rp_classify). Memory: the runs and the stage hold
+ * the records of a window, two when a thread pauses; the rest grows with
+ * threads, live handles and named objects.
  *
  * Ordering (every dependency points to an op dispatched earlier, so the
  * lowest pending op can always run: no deadlock):
@@ -69,16 +72,19 @@ struct rp_worker {
 	pthread_mutex_t mu;
 	pthread_cond_t cv_get, cv_put, cv_done;
 	struct rp_task *head, *tail;
-	struct rp_task *executed;	/* done, for the dispatcher to free */
 	unsigned qlen;
 	bool closed;
 	bool sleeping;		/* the worker waits on cv_get */
 	atomic_bool queued;	/* head is not NULL: read without mu while spinning */
-	_Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
+
+	/* written by the worker once per op: a cache line of their own, which
+	 * the dispatcher's writes to the fields around do not take away */
+	_Alignas(64) _Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
 	atomic_uint waiters;	/* threads waiting on cv_done */
 
 	/* dispatcher only */
-	uint64_t wseq;		/* ops dispatched to it */
+	_Alignas(64) uint64_t wseq;	/* ops dispatched to it */
+	struct rp_task *inflight, *inflight_tail;	/* dispatched, not yet freed (dnext) */
 	uint64_t prev_end;	/* recorded end of its latest op, for the gaps */
 	struct ends_ring ends;	/* thread order: dispatched ops not yet ended */
 	uint64_t ended;		/* its last op ended at the current dispatch time */
@@ -86,7 +92,7 @@ struct rp_worker {
 	size_t nknown;
 
 	/* worker thread only */
-	struct rp_stats stats;
+	_Alignas(64) struct rp_stats stats;
 	int err;
 };
 
@@ -95,13 +101,13 @@ struct tstate {
 	struct rp_worker *w;
 	/* its non-kernel records and write markers still in the heap, in start order */
 	struct rp_task *head, *tail;
-	struct rp_task *finger;	/* the latest inserted: where the next one usually goes */
 };
 
 struct run {
 	const struct rp_options *o;
 	struct rp_shared *sh;
 	struct fstap_pathmap *pm;
+	struct rp_arena *arena;	/* tasks and their paths */
 	struct rp_worker **w;
 	size_t nw, capw;
 	struct rp_map tids;	/* tid + 1 -> struct tstate * */
@@ -114,13 +120,14 @@ struct run {
 	struct heap_ent *heap;		/* the heads of the window's runs */
 	size_t nheap, capheap;
 	struct rp_task *run_tail;	/* the tail of the newest run */
+	struct rp_task *stage_head, *stage_tail;	/* out of the window, to dispatch */
+	uint64_t lookahead;	/* how long a staged record waits for its thread's next ones */
 	uint64_t seq;
 	uint32_t ns_gen;
 	uint64_t t0;		/* monotonic start of the run: its first dispatch */
 	uint64_t origin;	/* recorded start of the first operation dispatched */
 	bool started;
 	unsigned qdepth;
-	atomic_uint_fast64_t completed;
 	uint64_t last_progress;
 	struct rp_result *res;
 	char p1[PATHBUF], p2[PATHBUF];
@@ -564,6 +571,8 @@ static int heap_push(struct run *r, struct rp_task *t)
 	t->next = NULL;
 	if (r->run_tail && !task_before(t, r->run_tail)) {
 		r->run_tail->next = t;
+		r->run_tail->next_start = t->start_ns;
+		r->run_tail->next_idx = t->fileidx;
 		r->run_tail = t;
 		return 0;
 	}
@@ -586,14 +595,31 @@ static int heap_push(struct run *r, struct rp_task *t)
 	return 0;
 }
 
+/*
+ * A task read a window ago is out of the caches by the time it comes out
+ * of it (a window holds tens of megabytes of tasks). Each one is fetched
+ * ahead: when it becomes the head of its run (the few run heads are popped
+ * in turn), and when it is staged (for its dispatch, LOOKAHEAD_NS later).
+ */
+static void prefetch_task(const struct rp_task *t)
+{
+	const char *p = (const char *)t;
+	size_t off;
+
+	for (off = 0; off < sizeof(*t); off += 64)
+		__builtin_prefetch(p + off);
+}
+
 /* Takes the earliest record of the window. */
 static struct rp_task *heap_pop(struct run *r)
 {
 	struct rp_task *top = r->heap[0].t, *next = top->next;
 
 	if (next) {
-		struct heap_ent e = { next->start_ns, next->fileidx, next };
+		/* the key of the next one is in top: next itself may not be in the cache */
+		struct heap_ent e = { top->next_start, top->next_idx, next };
 
+		prefetch_task(next);
 		sift_down(r, 0, e);
 	} else {
 		if (r->run_tail == top)
@@ -656,13 +682,8 @@ static void mark_done(struct rp_worker *w)
 	}
 }
 
-/*
- * Takes every queued task (a list), or NULL when the queue is closed and
- * empty, and hands back the tasks done. The dispatcher frees those: a
- * block freed by the thread that allocated it stays in that thread's
- * cache, one freed by another costs a trip through malloc's arena.
- */
-static struct rp_task *queue_take(struct rp_worker *w, struct rp_task **done)
+/* Takes every queued task (a list), or NULL when the queue is closed and empty. */
+static struct rp_task *queue_take(struct rp_worker *w)
 {
 	struct rp_task *list;
 	uint64_t until = 0;
@@ -677,15 +698,6 @@ static struct rp_task *queue_take(struct rp_worker *w, struct rp_task **done)
 		sched_yield();
 	}
 	pthread_mutex_lock(&w->mu);
-	if (*done) {
-		struct rp_task *last = *done;
-
-		while (last->next)
-			last = last->next;
-		last->next = w->executed;
-		w->executed = *done;
-		*done = NULL;
-	}
 	while (!w->head && !w->closed) {
 		w->sleeping = true;
 		pthread_cond_wait(&w->cv_get, &w->mu);
@@ -711,14 +723,40 @@ static void free_tasks(struct rp_task *t)
 	}
 }
 
+/*
+ * Frees w's tasks that it has executed. The worker never writes to a task
+ * (a line it wrote would travel back to the dispatcher's cache to be
+ * freed): it only counts them, in w->done, and the dispatcher, which keeps
+ * its own list of what it handed out, frees up to that count. A block freed
+ * by the thread that allocated it also stays in that thread's malloc cache.
+ */
+static void reclaim(struct rp_worker *w)
+{
+	uint64_t done = atomic_load_explicit(&w->done, memory_order_acquire);
+	struct rp_task *t;
+
+	while ((t = w->inflight) && t->wseq <= done) {
+		w->inflight = t->dnext;
+		rp_task_free(t);
+	}
+	if (!w->inflight)
+		w->inflight_tail = NULL;
+}
+
+/* Reading w->done takes its line from the worker: not at every op. */
+#define RECLAIM_EVERY 32
+
 static void queue_put(struct rp_worker *w, struct rp_task *t)
 {
-	struct rp_task *executed;
-
 	t->next = NULL;
+	t->dnext = NULL;
+	t->wseq = w->wseq;
+	if (w->inflight_tail)
+		w->inflight_tail->dnext = t;
+	else
+		w->inflight = t;
+	w->inflight_tail = t;
 	pthread_mutex_lock(&w->mu);
-	executed = w->executed;
-	w->executed = NULL;
 	while (w->qlen >= w->run->qdepth)
 		pthread_cond_wait(&w->cv_put, &w->mu);
 	if (w->tail)
@@ -731,7 +769,22 @@ static void queue_put(struct rp_worker *w, struct rp_task *t)
 	if (w->sleeping)
 		pthread_cond_signal(&w->cv_get);
 	pthread_mutex_unlock(&w->mu);
-	free_tasks(executed);
+	if (!(w->wseq % RECLAIM_EVERY))
+		reclaim(w);
+}
+
+/*
+ * The task after t in a taken list, loaded into this CPU's cache while t's
+ * system call runs: the dispatcher wrote it on another CPU, and reading it
+ * there line by line, when its turn comes, costs as much as a system call.
+ */
+static void prefetch_queued(const struct rp_task *t)
+{
+	if (!t)
+		return;
+	prefetch_task(t);
+	if (t->paths)
+		__builtin_prefetch(t->paths);
 }
 
 static void *worker_main(void *arg)
@@ -740,15 +793,16 @@ static void *worker_main(void *arg)
 	struct run *r = w->run;
 	struct rp_exec *x = NULL;
 	struct rp_pace pace;
-	struct rp_task *t, *list, *done = NULL;
+	struct rp_task *t, *list;
 	uint64_t prev_done = r->t0, issued;
 	uint32_t i;
 
 	rp_pace_init(&pace, r->o->pace_pct);
 	w->err = rp_exec_new(r->sh, &w->stats, &x);
-	while ((list = queue_take(w, &done))) {
+	while ((list = queue_take(w))) {
 		while ((t = list)) {
 			list = t->next;
+			prefetch_queued(list);
 			for (i = 0; i < t->ndeps; i++)
 				wait_done(t->deps[i].w, t->deps[i].wseq);
 			if (pace.pct) {
@@ -760,10 +814,7 @@ static void *worker_main(void *arg)
 			if (x)
 				rp_exec_run(x, t);
 			prev_done = now_ns();
-			t->next = done;
-			done = t;
-			mark_done(w);
-			atomic_fetch_add_explicit(&r->completed, 1, memory_order_relaxed);
+			mark_done(w);	/* t may be freed from here on */
 		}
 	}
 	rp_exec_free(x);
@@ -783,9 +834,10 @@ static struct rp_worker *worker_new(struct run *r)
 		r->w = p;
 		r->capw = c;
 	}
-	w = calloc(1, sizeof(*w));
+	w = aligned_alloc(_Alignof(struct rp_worker), sizeof(*w));	/* its lines: see done */
 	if (!w)
 		return NULL;
+	memset(w, 0, sizeof(*w));
 	w->run = r;
 	w->idx = (unsigned)r->nw;
 	pthread_mutex_init(&w->mu, NULL);
@@ -812,7 +864,12 @@ static void worker_close(struct rp_worker *w)
 
 static void worker_free(struct rp_worker *w)
 {
-	free_tasks(w->executed);
+	struct rp_task *t;
+
+	while ((t = w->inflight)) {	/* all executed: the worker has ended */
+		w->inflight = t->dnext;
+		rp_task_free(t);
+	}
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv_get);
 	pthread_cond_destroy(&w->cv_put);
@@ -1053,7 +1110,8 @@ static int resolve(struct run *r, struct rp_task *t)
 		n1 = -1;
 	if (two && (n2 < 0 || r->p2[0] != '/' || strlen(r->p2) != (size_t)n2))
 		n2 = -1;
-	t->paths = malloc((n1 >= 0 ? (size_t)n1 + 1 : 0) + (n2 >= 0 ? (size_t)n2 + 1 : 0) + 1);
+	t->paths = rp_arena_alloc(r->arena, (n1 >= 0 ? (size_t)n1 + 1 : 0) +
+					       (n2 >= 0 ? (size_t)n2 + 1 : 0) + 1);
 	if (!t->paths)
 		return -ENOMEM;
 	if (n1 >= 0) {
@@ -1292,12 +1350,14 @@ static int dispatch(struct run *r, struct rp_task *t)
 static void progress(struct run *r, bool final)
 {
 	uint64_t now = now_ns(), done;
+	size_t i;
 	double s;
 
 	if (!r->o->progress || (!final && now - r->last_progress < 500000000ull))
 		return;
 	r->last_progress = now;
-	done = atomic_load_explicit(&r->completed, memory_order_relaxed);
+	for (done = 0, i = 0; i < r->nw; i++)
+		done += atomic_load_explicit(&r->w[i]->done, memory_order_relaxed);
 	s = (double)(now - r->t0) / 1e9;
 	fprintf(stderr, "\rreplay: %llu ops, %.1f s, %.0f ops/s   %s",
 		(unsigned long long)done, s, s > 0 ? (double)done / s : 0.0, final ? "\n" : "");
@@ -1351,11 +1411,12 @@ static uint64_t flush_interval(const struct fstap_reader *rd)
  * next request (and, for a getattr with a handle, on its earlier ones), in
  * recorded order. Records reach the replay in file order, which is not
  * quite time order (a thread's requests are served by several FUSE workers,
- * each writing its own chunks), so each thread keeps its records that are
- * still in the heap in a list sorted by start time, and a record is
- * classified again whenever a neighbour arrives. A record leaves the list
- * when it is dispatched: the heap's window guarantees its neighbours have
- * arrived by then.
+ * each writing its own chunks), so they are classified after the reorder
+ * window, in start order: each thread keeps a list of its records from the
+ * window's output to their dispatch, and a record is dispatched once the
+ * records it depends on have joined its list (classified()), or, when its
+ * thread pauses, once a window's worth of later records has. A record
+ * leaves its list when it is dispatched.
  *
  * GETATTRs with a handle are the kernel refreshing the size before a read
  * that may pass the cached end of file (or an O_APPEND write, an lseek to
@@ -1429,78 +1490,33 @@ void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *
 	}
 }
 
-/* Inserts t in its thread's list and classifies it and its neighbours. */
-static void thread_insert(const struct run *r, struct tstate *ts, struct rp_task *t)
+/*
+ * Appends t to its thread's list and classifies it and the record before
+ * it, whose next record it is. Records come here in global start order
+ * (from the reorder window), so a thread's records arrive in its own order
+ * and t always goes at the tail: each record is classified when it comes
+ * (against the ones before it: a write's marker, the read a getattr with a
+ * handle stands for, the create or opendir before a getattr) and once more
+ * when the next one comes (a lookup or getattr against the call after it).
+ */
+static void thread_append(const struct run *r, struct tstate *ts, struct rp_task *t)
 {
-	struct rp_task *p, *q;
-	unsigned i;
+	struct rp_task *q;
 
-	/*
-	 * One thread's records come from several FUSE workers' chunks, each
-	 * in time order, so a record rarely goes at the tail: walking from
-	 * there cost thousands of steps per record. Within a chunk it goes
-	 * right after the one inserted before it (the finger); the first
-	 * record of the next chunk goes back near the head. Start from
-	 * whichever of head, finger and tail is nearest in time, then walk.
-	 */
-	p = ts->tail;
-	if (p && task_before(t, p)) {
-		uint64_t ts0 = t->start_ns, best = p->start_ns - ts0;
-		struct rp_task *f = ts->finger, *h = ts->head;
-
-		if (f && ts0 - f->start_ns < best && f->start_ns <= ts0)
-			p = f, best = ts0 - f->start_ns;
-		else if (f && f->start_ns - ts0 < best && f->start_ns > ts0)
-			p = f, best = f->start_ns - ts0;
-		if (h && h->start_ns <= ts0 && ts0 - h->start_ns < best)
-			p = h;
-		while (p && p->tnext && !task_before(t, p->tnext))
-			p = p->tnext;
-		while (p && task_before(t, p))
-			p = p->tprev;
-	}
-	ts->finger = t;
-	t->tprev = p;
-	t->tnext = p ? p->tnext : ts->head;
-	if (t->tnext)
-		t->tnext->tprev = t;
-	else
-		ts->tail = t;
-	if (p)
-		p->tnext = t;
+	t->tprev = ts->tail;
+	t->tnext = NULL;
+	if (ts->tail)
+		ts->tail->tnext = t;
 	else
 		ts->head = t;
-	if ((q = op_prev(t)))
-		rp_classify(r->attr_stale, &r->parents, q);	/* its next record changed */
+	ts->tail = t;
+	if (!t->marker && (q = op_prev(t)))
+		rp_classify(r->attr_stale, &r->parents, q);	/* its next record came */
 	rp_classify(r->attr_stale, &r->parents, t);
-	/* the getattr right after t: t is now the record before it (a create,
-	 * an opendir, or neither) */
-	q = op_next(t);
-	if (q && q->rec.op == FSTAP_OP_GETATTR)
-		rp_classify(r->attr_stale, &r->parents, q);
-	/* getattrs with a handle up to EOF_SCAN after a read: it may be theirs
-	 * (only a read matters to them: scanning after every record was the
-	 * dispatcher's largest cost) */
-	if (t->rec.op == FSTAP_OP_READ)
-		for (q = q ? op_next(q) : NULL, i = 1; q && i < EOF_SCAN; q = op_next(q), i++)
-			if (q->rec.op == FSTAP_OP_GETATTR && q->rec.fh)
-				rp_classify(r->attr_stale, &r->parents, q);
-	/* writes after t, in order: their marker, or the part of a split before
-	 * them, may have arrived only now; a write that stays as it was leaves
-	 * the ones after it as they were */
-	for (q = t->tnext; q && q->rec.op == FSTAP_OP_WRITE; q = q->tnext) {
-		bool marked = q->marked, absorbed = q->absorbed;
-
-		rp_classify(r->attr_stale, &r->parents, q);
-		if (q->marked == marked && q->absorbed == absorbed)
-			break;
-	}
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
 {
-	if (ts->finger == t)
-		ts->finger = t->tprev ? t->tprev : t->tnext;
 	if (t->tprev)
 		t->tprev->tnext = t->tnext;
 	else
@@ -1512,6 +1528,82 @@ static void thread_unlink(struct tstate *ts, struct rp_task *t)
 	t->tprev = t->tnext = NULL;
 }
 
+/*
+ * The window's output, in start order: joins its thread's list (its own
+ * requests and the kernel's write markers, the boundaries of its write()
+ * calls), then the stage, where it waits out the lookahead.
+ */
+static int stage(struct run *r, struct rp_task *t)
+{
+	struct tstate *ts = tstate_get(r, t->rec.tid, true);
+
+	if (!ts) {
+		rp_task_free(t);
+		return -ENOMEM;
+	}
+	if (!(t->rec.flags & FSTAP_RF_KERNEL) || t->marker)
+		thread_append(r, ts, t);
+	t->next = NULL;
+	if (r->stage_tail)
+		r->stage_tail->next = t;
+	else
+		r->stage_head = t;
+	r->stage_tail = t;
+	return 0;
+}
+
+/*
+ * Whether staged record t is classified for good: what it stands for no
+ * longer depends on records still to come. A lookup depends on its
+ * thread's next request, a getattr on the next two (rp_getattr_dir_twice),
+ * a write on the end of the split write() it may start (the continuations
+ * it takes, rp_merge_split_write); nothing else on later records.
+ */
+static bool classified(const struct rp_task *t)
+{
+	const struct rp_task *n;
+
+	if (t->marker || (t->rec.flags & FSTAP_RF_KERNEL))
+		return true;	/* not re-issued as such: nothing to find */
+	switch (t->rec.op) {
+	case FSTAP_OP_LOOKUP:
+		return op_next(t) != NULL;
+	case FSTAP_OP_GETATTR:
+		return (n = op_next(t)) && op_next(n);
+	case FSTAP_OP_WRITE:
+		for (n = t->tnext; n && n->rec.op == FSTAP_OP_WRITE && n->absorbed; n = n->tnext)
+			;
+		return n != NULL;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Dispatches the staged records in order, each once it is classified for
+ * good or has waited out the lookahead (a thread's last record before it
+ * pauses: nothing more may come). All of them at the end.
+ */
+static int unstage(struct run *r, bool all)
+{
+	struct rp_task *t;
+	int ret;
+
+	while ((t = r->stage_head) &&
+	       (all || classified(t) ||
+		sat_add(t->start_ns, r->lookahead) < r->stage_tail->start_ns)) {
+		r->stage_head = t->next;
+		if (!r->stage_head)
+			r->stage_tail = NULL;
+		else
+			prefetch_task(r->stage_head);	/* the next to dispatch */
+		t->next = NULL;
+		if ((ret = dispatch(r, t)))
+			return ret;
+	}
+	return 0;
+}
+
 /* Reads the whole trace and dispatches it; 0 or -errno (logged). */
 static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 {
@@ -1519,10 +1611,9 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 	uint64_t idx = 0, max_start = 0;
 	int ret;
 
+	r->lookahead = window;
 	while ((ret = fstap_reader_next(rd, &rec)) > 0) {
 		struct rp_task *t;
-		struct tstate *ts;
-		bool in_list;
 
 		r->res->records++;
 		if (fstap_op_is_meta(rec.op)) {
@@ -1536,32 +1627,22 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			continue;
 		}
 		r->res->op_records++;
-		t = rp_task_new(&rec);
-		if (!t || !(ts = tstate_get(r, rec.tid, true)))
+		t = rp_task_new(r->arena, &rec);
+		if (!t)
 			return fstap_error(-ENOMEM, "cannot replay: out of memory");
 		t->fileidx = idx++;
-		if ((ret = learn_parent(r, &rec))) {
-			rp_task_free(t);
-			return fstap_error(ret, "cannot replay: out of memory");
-		}
-		/* a thread's list: its own requests, and the kernel's write
-		 * markers (the boundaries of its write() calls) */
 		t->marker = rp_write_marker(&rec);
-		in_list = !(rec.flags & FSTAP_RF_KERNEL) || t->marker;
-		if (in_list)
-			thread_insert(r, ts, t);
-		if ((ret = heap_push(r, t))) {
-			if (in_list)
-				thread_unlink(ts, t);
+		if ((ret = learn_parent(r, &rec)) || (ret = heap_push(r, t))) {
 			rp_task_free(t);
 			return fstap_error(ret, "cannot replay: out of memory");
 		}
 		if (rec.start_ns > max_start)
 			max_start = rec.start_ns;
-		while (r->nheap && sat_add(r->heap[0].start, window) < max_start) {
-			if ((ret = dispatch(r, heap_pop(r))))
+		while (r->nheap && sat_add(r->heap[0].start, window) < max_start)
+			if ((ret = stage(r, heap_pop(r))))
 				return fstap_error(ret, "cannot replay: out of memory");
-		}
+		if ((ret = unstage(r, false)))
+			return fstap_error(ret, "cannot replay: out of memory");
 		if (!(idx & 4095))
 			progress(r, false);
 	}
@@ -1569,8 +1650,10 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		return fstap_error(ret, "cannot replay '%s': %s", r->o->trace,
 				   fstap_reader_errmsg(rd));
 	while (r->nheap)
-		if ((ret = dispatch(r, heap_pop(r))))
+		if ((ret = stage(r, heap_pop(r))))
 			return fstap_error(ret, "cannot replay: out of memory");
+	if ((ret = unstage(r, true)))
+		return fstap_error(ret, "cannot replay: out of memory");
 	return 0;
 }
 
@@ -1587,6 +1670,7 @@ static void run_release(struct run *r)
 		}
 	}
 	free(r->heap);
+	free_tasks(r->stage_head);
 	for (i = 0; i < r->tids.cap; i++)
 		if (r->tids.keys[i])
 			free((struct tstate *)(uintptr_t)r->tids.vals[i]);
@@ -1597,6 +1681,7 @@ static void run_release(struct run *r)
 	rp_map_release(&r->kinds);
 	rp_map_release(&r->parents);
 	fstap_pathmap_free(r->pm);
+	rp_arena_free(r->arena);	/* every task is freed by now */
 }
 
 int rp_run(const struct rp_options *o, struct rp_result **out)
@@ -1624,9 +1709,11 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		return ret;
 	}
 	res = calloc(1, sizeof(*res));
-	if (!res || fstap_pathmap_new(&r.pm) || rp_shared_new(root_fd, &r.sh)) {
+	if (!res || fstap_pathmap_new(&r.pm) || rp_arena_new(&r.arena) ||
+	    rp_shared_new(root_fd, &r.sh)) {
 		free(res);
 		fstap_pathmap_free(r.pm);
+		rp_arena_free(r.arena);
 		fstap_reader_close(rd);
 		close(root_fd);
 		return fstap_error(-ENOMEM, "cannot replay: out of memory");
@@ -1645,7 +1732,6 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	r.attr_stale = attrs_stale(rd);
 	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r.sh, o->devices);
-	atomic_init(&r.completed, 0);
 
 	/* Modes and umasks are applied from the record, as the process had them. */
 	old_umask = umask(0);

@@ -89,6 +89,7 @@ END_TEST
 #define NCLS 8
 static struct rp_task *cls[NCLS];
 static unsigned ncls;
+static struct rp_arena *arena;
 
 /* Appends a copy of r to the synthetic thread (start order = call order). */
 static struct rp_task *thr(struct fstap_rec r)
@@ -96,8 +97,10 @@ static struct rp_task *thr(struct fstap_rec r)
 	struct rp_task *t;
 
 	ck_assert_uint_lt(ncls, NCLS);
+	if (!arena)
+		ck_assert_int_eq(rp_arena_new(&arena), 0);
 	r.start_ns = 100 * (ncls + 1);
-	t = rp_task_new(&r);
+	t = rp_task_new(arena, &r);
 	ck_assert_ptr_nonnull(t);
 	t->tprev = ncls ? cls[ncls - 1] : NULL;
 	if (ncls)
@@ -119,6 +122,8 @@ static void thr_reset(void)
 {
 	while (ncls)
 		rp_task_free(cls[--ncls]);
+	rp_arena_free(arena);
+	arena = NULL;
 }
 
 /* stat("d/f"): LOOKUP d, LOOKUP f, GETATTR f: one fstatat, the getattr. */
@@ -741,6 +746,42 @@ START_TEST(test_sched_run_split_write)
 }
 END_TEST
 
+/* The arena: blocks reused once empty, out-of-order releases, large allocations. */
+START_TEST(test_sched_arena)
+{
+	static void *p[20000];
+	struct rp_arena *a;
+	unsigned i;
+	char *big;
+
+	ck_assert_int_eq(rp_arena_new(&a), 0);
+	for (i = 0; i < 20000; i++) {
+		p[i] = rp_arena_alloc(a, 100 + i % 300);
+		ck_assert_ptr_nonnull(p[i]);
+		ck_assert_uint_eq((uintptr_t)p[i] % 64, 0);	/* a line each */
+		memset(p[i], (int)i, 100);
+	}
+	ck_assert_uint_gt(rp_arena_blocks(a), 10);
+	for (i = 0; i < 20000; i++)	/* nothing overlapped */
+		ck_assert_uint_eq(((unsigned char *)p[i])[99], (unsigned char)i);
+	for (i = 1; i < 20000; i += 2)	/* every other one: every block stays */
+		rp_arena_release(p[i]);
+	ck_assert_uint_gt(rp_arena_blocks(a), 10);
+	for (i = 0; i < 20000; i += 2)
+		rp_arena_release(p[i]);
+	ck_assert_uint_eq(rp_arena_blocks(a), 1);	/* the current one */
+	big = rp_arena_alloc(a, 3u << 20);	/* a block of its own */
+	ck_assert_ptr_nonnull(big);
+	memset(big, 1, 3u << 20);
+	ck_assert_uint_eq(rp_arena_blocks(a), 2);
+	p[0] = rp_arena_alloc(a, 10);
+	rp_arena_release(big);
+	ck_assert_uint_eq(rp_arena_blocks(a), 1);
+	rp_arena_release(p[0]);
+	rp_arena_free(a);
+}
+END_TEST
+
 START_TEST(test_sched_task_copy)
 {
 	struct fstap_dirent ents[2] = { { .name = { (const uint8_t *)"a", 1 }, .obj = 3 },
@@ -748,8 +789,11 @@ START_TEST(test_sched_task_copy)
 	char name[] = "name", target[] = "tgt";
 	struct fstap_rec r = { .op = FSTAP_OP_READDIR, .obj = 2, .fh = 9, .nentries = 2,
 			       .entries = ents, .name = B(name), .target = B(target) };
-	struct rp_task *t = rp_task_new(&r);
+	struct rp_arena *a;
+	struct rp_task *t;
 
+	ck_assert_int_eq(rp_arena_new(&a), 0);
+	t = rp_task_new(a, &r);
 	ck_assert_ptr_nonnull(t);
 	memset(name, 'x', 4);
 	memset(target, 'y', 3);
@@ -763,6 +807,7 @@ START_TEST(test_sched_task_copy)
 		ck_assert_int_eq(rp_task_add_dep(t, NULL, i), 0);
 	ck_assert_uint_eq(t->ndeps, 40);
 	rp_task_free(t);
+	rp_arena_free(a);
 }
 END_TEST
 
@@ -942,6 +987,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_classify_split_write);
 	tcase_add_test(tc, test_sched_option_parsing);
 	tcase_add_test(tc, test_sched_map);
+	tcase_add_test(tc, test_sched_arena);
 	tcase_add_test(tc, test_sched_task_copy);
 	tcase_add_test(tc, test_sched_race_check);
 	suite_add_tcase(s, tc);

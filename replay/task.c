@@ -1,0 +1,225 @@
+/*
+ * task.c: the tasks the dispatcher hands to the workers (a deep copy of one
+ * operation record, see struct rp_task), and the arena they are allocated
+ * from.
+ *
+ * A replay allocates and frees a task, and its resolved paths, for each of
+ * millions of records, and they come and go nearly in order: read, held in
+ * the reorder window, dispatched, executed, freed. malloc and free cost as
+ * much as the rest of the dispatcher's work on a record, so the arena hands
+ * out memory from blocks of ARENA_BLOCK bytes by bumping a pointer, counts
+ * what is live in each block, and reuses or frees a block once its count
+ * falls to zero. A block is aligned to its size, so a pointer finds its
+ * block by masking. Allocations are cache-line aligned: the dispatcher
+ * writes the next task while a worker on another CPU reads this one, and
+ * sharing a line would move it back and forth between their caches.
+ *
+ * Larger allocations than a block holds (the task of a huge readdir) get a
+ * block of their own. The arena is used by one thread (the dispatcher);
+ * workers only read what it hands them.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_i.h"
+
+#define ARENA_BLOCK ((size_t)256 << 10)
+#define ARENA_SPARES 16	/* empty blocks kept: a block from the system costs page faults */
+#define LINE 64
+
+struct arena_block {
+	struct rp_arena *arena;
+	struct arena_block *next;	/* spares */
+	size_t live;		/* allocations not yet released */
+	bool own;		/* a block of its own for one large allocation */
+	_Alignas(LINE) unsigned char data[];
+};
+
+#define BLOCK_DATA (ARENA_BLOCK - offsetof(struct arena_block, data))
+
+struct rp_arena {
+	struct arena_block *cur;	/* where the next allocation goes */
+	size_t used;			/* bytes of cur->data handed out */
+	struct arena_block *spare;	/* empty blocks kept for reuse */
+	size_t nspare;
+	size_t blocks;			/* blocks in use now (not the spares) */
+};
+
+int rp_arena_new(struct rp_arena **out)
+{
+	struct rp_arena *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	*out = a;
+	return 0;
+}
+
+/* Frees the arena; every allocation must have been released. */
+void rp_arena_free(struct rp_arena *a)
+{
+	if (!a)
+		return;
+	free(a->cur);
+	while (a->spare) {
+		struct arena_block *b = a->spare;
+
+		a->spare = b->next;
+		free(b);
+	}
+	free(a);
+}
+
+static struct arena_block *block_of(const void *p)
+{
+	return (struct arena_block *)((uintptr_t)p & ~(uintptr_t)(ARENA_BLOCK - 1));
+}
+
+static void block_retire(struct rp_arena *a, struct arena_block *b)
+{
+	a->blocks--;
+	if (!b->own && a->nspare < ARENA_SPARES) {
+		b->next = a->spare;
+		a->spare = b;
+		a->nspare++;
+	} else {
+		free(b);
+	}
+}
+
+void *rp_arena_alloc(struct rp_arena *a, size_t size)
+{
+	struct arena_block *b;
+
+	size = (size + LINE - 1) & ~(size_t)(LINE - 1);
+	if (size > BLOCK_DATA) {
+		size_t total = (offsetof(struct arena_block, data) + size + ARENA_BLOCK - 1) &
+			       ~(ARENA_BLOCK - 1);
+
+		b = aligned_alloc(ARENA_BLOCK, total);
+		if (!b)
+			return NULL;
+		*b = (struct arena_block){ .arena = a, .live = 1, .own = true };
+		a->blocks++;
+		return b->data;
+	}
+	if (!a->cur || a->used + size > BLOCK_DATA) {
+		if (a->spare) {
+			b = a->spare;
+			a->spare = b->next;
+			a->nspare--;
+		} else if (!(b = aligned_alloc(ARENA_BLOCK, ARENA_BLOCK))) {
+			return NULL;
+		}
+		*b = (struct arena_block){ .arena = a };
+		a->blocks++;
+		if (a->cur && !a->cur->live)
+			block_retire(a, a->cur);
+		a->cur = b;
+		a->used = 0;
+	}
+	b = a->cur;
+	b->live++;
+	a->used += size;
+	return b->data + a->used - size;
+}
+
+void rp_arena_release(void *p)
+{
+	struct arena_block *b;
+
+	if (!p)
+		return;
+	b = block_of(p);
+	if (--b->live)
+		return;
+	if (b == b->arena->cur)
+		b->arena->used = 0;	/* empty: start it again */
+	else
+		block_retire(b->arena, b);
+}
+
+size_t rp_arena_blocks(const struct rp_arena *a)
+{
+	return a->blocks;
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+static void put_bytes(uint8_t **p, struct fstap_bytes *b)
+{
+	if (b->len)
+		memcpy(*p, b->ptr, b->len);
+	b->ptr = *p;
+	*p += b->len;
+}
+
+struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec)
+{
+	size_t size = sizeof(struct rp_task), i;
+	struct rp_task *t;
+	struct fstap_dirent *ents;
+	uint8_t *p;
+
+	size += rec->name.len + rec->newname.len + rec->target.len;
+	size = (size + 7) & ~(size_t)7;
+	size += (size_t)rec->nentries * sizeof(struct fstap_dirent);
+	for (i = 0; i < rec->nentries; i++)
+		size += rec->entries[i].name.len;
+	t = rp_arena_alloc(a, size);
+	if (!t)
+		return NULL;
+	memset(t, 0, offsetof(struct rp_task, rec));
+	t->deps = t->dep_inline;
+	t->capdeps = RP_TASK_MAX_RES;
+	t->rec = *rec;
+	t->start_ns = rec->start_ns;
+	/* Only what an executor uses; process and state fields are dropped. */
+	t->rec.comm = t->rec.cmdline = (struct fstap_bytes){ 0 };
+	t->rec.xattrs = NULL;
+	t->rec.extents = NULL;
+	t->rec.nxattrs = t->rec.nextents = 0;
+	p = (uint8_t *)(t + 1);
+	put_bytes(&p, &t->rec.name);
+	put_bytes(&p, &t->rec.newname);
+	put_bytes(&p, &t->rec.target);
+	p = (uint8_t *)t + (((size_t)(p - (uint8_t *)t) + 7) & ~(size_t)7);
+	ents = (struct fstap_dirent *)p;
+	p += (size_t)rec->nentries * sizeof(struct fstap_dirent);
+	for (i = 0; i < rec->nentries; i++) {
+		ents[i] = rec->entries[i];
+		put_bytes(&p, &ents[i].name);
+	}
+	t->rec.entries = rec->nentries ? ents : NULL;
+	return t;
+}
+
+void rp_task_free(struct rp_task *t)
+{
+	if (!t)
+		return;
+	if (t->deps != t->dep_inline)
+		free(t->deps);
+	rp_arena_release(t->paths);
+	rp_arena_release(t);
+}
+
+int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq)
+{
+	if (t->ndeps == t->capdeps) {
+		uint32_t c = 2 * t->capdeps;
+		struct rp_dep *p = malloc(c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, t->deps, t->ndeps * sizeof(*p));
+		if (t->deps != t->dep_inline)
+			free(t->deps);
+		t->deps = p;
+		t->capdeps = c;
+	}
+	t->deps[t->ndeps++] = (struct rp_dep){ w, wseq };
+	return 0;
+}
