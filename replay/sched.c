@@ -774,17 +774,20 @@ static void queue_put(struct rp_worker *w, struct rp_task *t)
 }
 
 /*
- * The task after t in a taken list, loaded into this CPU's cache while t's
- * system call runs: the dispatcher wrote it on another CPU, and reading it
- * there line by line, when its turn comes, costs as much as a system call.
+ * The tasks after t in a taken list are loaded into this CPU's cache while
+ * t's system call runs: the dispatcher wrote them on another CPU, and
+ * reading one there line by line, when its turn comes, costs as much as a
+ * system call. The one after next is fetched (its pointer is in next,
+ * fetched one task ago), and next's paths (their pointer too).
  */
-static void prefetch_queued(const struct rp_task *t)
+static void prefetch_queued(const struct rp_task *next)
 {
-	if (!t)
+	if (!next)
 		return;
-	prefetch_task(t);
-	if (t->paths)
-		__builtin_prefetch(t->paths);
+	if (next->next)
+		prefetch_task(next->next);
+	if (next->paths)
+		__builtin_prefetch(next->paths);
 }
 
 static void *worker_main(void *arg)
@@ -800,6 +803,7 @@ static void *worker_main(void *arg)
 	rp_pace_init(&pace, r->o->pace_pct);
 	w->err = rp_exec_new(r->sh, &w->stats, &x);
 	while ((list = queue_take(w))) {
+		prefetch_task(list);
 		while ((t = list)) {
 			list = t->next;
 			prefetch_queued(list);
@@ -813,7 +817,8 @@ static void *worker_main(void *arg)
 			}
 			if (x)
 				rp_exec_run(x, t);
-			prev_done = now_ns();
+			if (pace.pct)
+				prev_done = now_ns();
 			mark_done(w);	/* t may be freed from here on */
 		}
 	}

@@ -22,11 +22,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "replay_i.h"
 
-#define ARENA_BLOCK ((size_t)256 << 10)
-#define ARENA_SPARES 16	/* empty blocks kept: a block from the system costs page faults */
+#define ARENA_BLOCK ((size_t)2 << 20)	/* a huge page */
+#define ARENA_SPARES 4	/* empty blocks kept: a block from the system costs page faults */
 #define LINE 64
 
 struct arena_block {
@@ -77,6 +78,21 @@ static struct arena_block *block_of(const void *p)
 	return (struct arena_block *)((uintptr_t)p & ~(uintptr_t)(ARENA_BLOCK - 1));
 }
 
+/*
+ * A block of size bytes (a multiple of ARENA_BLOCK), aligned to
+ * ARENA_BLOCK, in huge pages where the system has them to give: a worker
+ * reads tasks from all over the window, and with 4 KiB pages nearly every
+ * task was a TLB miss, which in a virtual machine is a two-level walk.
+ */
+static struct arena_block *new_block(size_t size)
+{
+	struct arena_block *b = aligned_alloc(ARENA_BLOCK, size);
+
+	if (b)
+		madvise(b, size, MADV_HUGEPAGE);	/* a hint: failing is fine */
+	return b;
+}
+
 static void block_retire(struct rp_arena *a, struct arena_block *b)
 {
 	a->blocks--;
@@ -98,7 +114,7 @@ void *rp_arena_alloc(struct rp_arena *a, size_t size)
 		size_t total = (offsetof(struct arena_block, data) + size + ARENA_BLOCK - 1) &
 			       ~(ARENA_BLOCK - 1);
 
-		b = aligned_alloc(ARENA_BLOCK, total);
+		b = new_block(total);
 		if (!b)
 			return NULL;
 		*b = (struct arena_block){ .arena = a, .live = 1, .own = true };
@@ -110,7 +126,7 @@ void *rp_arena_alloc(struct rp_arena *a, size_t size)
 			b = a->spare;
 			a->spare = b->next;
 			a->nspare--;
-		} else if (!(b = aligned_alloc(ARENA_BLOCK, ARENA_BLOCK))) {
+		} else if (!(b = new_block(ARENA_BLOCK))) {
 			return NULL;
 		}
 		*b = (struct arena_block){ .arena = a };
