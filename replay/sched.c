@@ -950,8 +950,20 @@ static struct rp_worker *worker_for_task(struct run *r, struct tstate *ts, struc
 	return worker_for(r, ts, t->rec.tid);
 }
 
+/*
+ * Records that op wseq of a worker ends at end. The ring answers, for a
+ * start time S that only grows, the last op of the worker ended by S
+ * (deps_thread pops it from the head). A worker's ends are not in order:
+ * a release the kernel sent on its own, routed to the worker that opened
+ * the handle, can end after the worker's next ops do. An op that ends no
+ * later than one dispatched before it makes that one useless (waiting for
+ * the later op waits for both), so it replaces it: the ring keeps ends
+ * increasing, and popping stops at no long op with shorter ones behind.
+ */
 static int ends_push(struct ends_ring *e, uint64_t wseq, uint64_t end)
 {
+	while (e->len && e->v[(e->head + e->len - 1) % e->cap].end >= end)
+		e->len--;
 	if (e->len == e->cap) {
 		size_t c = e->cap ? 2 * e->cap : 16, i;
 		__typeof__(e->v) p = malloc(c * sizeof(*p));
