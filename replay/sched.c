@@ -596,10 +596,25 @@ static int heap_push(struct run *r, struct rp_task *t)
 }
 
 /*
+ * Loads the line at p into the cache ahead of its use. GCC 12 takes
+ * __builtin_prefetch for a statement without effect, and its dead code
+ * elimination dropped every prefetch of the worker's loop (and the calls to
+ * a function made only of them): an asm statement is kept as written.
+ */
+static inline void prefetch_line(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p);
+#endif
+}
+
+/*
  * A task read a window ago is out of the caches by the time it comes out
  * of it (a window holds tens of megabytes of tasks). Each one is fetched
  * ahead: when it becomes the head of its run (the few run heads are popped
- * in turn), and when it is staged (for its dispatch, LOOKAHEAD_NS later).
+ * in turn), and before its dispatch.
  */
 static void prefetch_task(const struct rp_task *t)
 {
@@ -607,7 +622,7 @@ static void prefetch_task(const struct rp_task *t)
 	size_t off;
 
 	for (off = 0; off < sizeof(*t); off += 64)
-		__builtin_prefetch(p + off);
+		prefetch_line(p + off);
 }
 
 /* Takes the earliest record of the window. */
@@ -787,7 +802,7 @@ static void prefetch_queued(const struct rp_task *next)
 	if (next->next)
 		prefetch_task(next->next);
 	if (next->paths)
-		__builtin_prefetch(next->paths);
+		prefetch_line(next->paths);
 }
 
 static void *worker_main(void *arg)
