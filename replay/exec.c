@@ -49,6 +49,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,7 +74,9 @@
 struct rp_handle {
 	int fd;
 	bool dir;
-	int refs;		/* protected by rp_shared.mu */
+	/* taken under rp_shared.mu, where the table's own reference keeps it
+	 * alive; dropped without it (the last one closes) */
+	atomic_int refs;
 	/* readdir state, protected by mu */
 	pthread_mutex_t mu;
 	bool listed, consumed;
@@ -370,20 +373,15 @@ static struct rp_handle *handle_get(struct rp_shared *sh, uint64_t fh)
 	v = rp_map_get(&sh->handles, fh + 1);
 	if (v) {
 		h = (struct rp_handle *)(uintptr_t)*v;
-		h->refs++;
+		atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&sh->mu);
 	return h;
 }
 
-static void handle_put(struct rp_shared *sh, struct rp_handle *h)
+static void handle_put(struct rp_handle *h)
 {
-	bool last;
-
-	pthread_mutex_lock(&sh->mu);
-	last = --h->refs == 0;
-	pthread_mutex_unlock(&sh->mu);
-	if (last)
+	if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1)
 		handle_destroy(h);
 }
 
@@ -401,7 +399,7 @@ static int handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 	}
 	h->fd = fd;
 	h->dir = dir;
-	h->refs = 1;
+	atomic_init(&h->refs, 1);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_lock(&sh->mu);
 	if (rp_map_del(&sh->handles, fh + 1, &v))
@@ -409,7 +407,7 @@ static int handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 	ret = rp_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
 	pthread_mutex_unlock(&sh->mu);
 	if (old)
-		handle_put(sh, old);
+		handle_put(old);
 	if (ret)
 		handle_destroy(h);
 	return ret;
@@ -425,7 +423,7 @@ static bool handle_remove(struct rp_shared *sh, uint64_t fh)
 	found = rp_map_del(&sh->handles, fh + 1, &v);
 	pthread_mutex_unlock(&sh->mu);
 	if (found)
-		handle_put(sh, (struct rp_handle *)(uintptr_t)v);
+		handle_put((struct rp_handle *)(uintptr_t)v);
 	return found;
 }
 
@@ -755,7 +753,7 @@ static int64_t exec_getattr(struct rp_exec *x, const struct rp_task *t)
 		} else {
 			r = SYSRET(fstat(h->fd, &st));
 		}
-		handle_put(x->sh, h);
+		handle_put(h);
 		return r;
 	}
 	if ((ret = obj_at(x, t, t->path, x->name, &dfd)))
@@ -825,7 +823,7 @@ static int64_t exec_setattr(struct rp_exec *x, const struct rp_task *t)
 			      : SYSRET(utimensat(dfd, x->name, ts, AT_SYMLINK_NOFOLLOW));
 	}
 	if (h)
-		handle_put(x->sh, h);
+		handle_put(h);
 	return ret;
 }
 
@@ -997,7 +995,7 @@ static int64_t exec_read(struct rp_exec *x, const struct rp_task *t)
 	ret = grow_buf(&x->buf, &x->bufcap, t->rec.size, false);
 	if (!ret)
 		ret = SYSVAL(pread(h->fd, x->buf, t->rec.size, (off_t)t->rec.offset));
-	handle_put(x->sh, h);
+	handle_put(h);
 	return ret;
 }
 
@@ -1011,7 +1009,7 @@ static int64_t exec_write(struct rp_exec *x, const struct rp_task *t)
 	ret = grow_buf(&x->rnd, &x->rndcap, t->rec.size, true);
 	if (!ret)
 		ret = SYSVAL(pwrite(h->fd, x->rnd, t->rec.size, (off_t)t->rec.offset));
-	handle_put(x->sh, h);
+	handle_put(h);
 	return ret;
 }
 
@@ -1028,7 +1026,7 @@ static int64_t fsync_common(struct rp_exec *x, const struct rp_task *t, bool dat
 	if (!h)
 		return RP_E_UNKNOWN;
 	ret = data ? SYSRET(fdatasync(h->fd)) : SYSRET(fsync(h->fd));
-	handle_put(x->sh, h);
+	handle_put(h);
 	return ret;
 }
 
@@ -1121,7 +1119,7 @@ static int64_t exec_readdir(struct rp_exec *x, const struct rp_task *t)
 	if (!h)
 		return RP_E_UNKNOWN;
 	if (!h->dir) {
-		handle_put(x->sh, h);
+		handle_put(h);
 		return -ENOTDIR;
 	}
 	pthread_mutex_lock(&h->mu);
@@ -1147,7 +1145,7 @@ static int64_t exec_readdir(struct rp_exec *x, const struct rp_task *t)
 		ret = r->result >= 0 ? r->result : 0;
 	}
 	pthread_mutex_unlock(&h->mu);
-	handle_put(x->sh, h);
+	handle_put(h);
 	if (differs)
 		rp_stats_div(x->st, FSTAP_OP_READDIR, RP_DIV_ENTRIES, 0);
 	return ret;
@@ -1238,7 +1236,7 @@ static int64_t exec_fallocate(struct rp_exec *x, const struct rp_task *t)
 		return RP_E_UNKNOWN;
 	ret = SYSRET(fallocate(h->fd, (int)(t->rec.flags_arg & 0x7f), (off_t)t->rec.offset,
 			       (off_t)t->rec.size));
-	handle_put(x->sh, h);
+	handle_put(h);
 	return ret;
 }
 
@@ -1251,9 +1249,9 @@ static int64_t exec_copy_file_range(struct rp_exec *x, const struct rp_task *t)
 	if (a && b)
 		ret = SYSVAL(copy_file_range(a->fd, &in, b->fd, &out, t->rec.size, 0));
 	if (a)
-		handle_put(x->sh, a);
+		handle_put(a);
 	if (b)
-		handle_put(x->sh, b);
+		handle_put(b);
 	return ret;
 }
 
@@ -1266,7 +1264,7 @@ static int64_t exec_lseek(struct rp_exec *x, const struct rp_task *t)
 		return RP_E_UNKNOWN;
 	ret = t->rec.whence > SEEK_HOLE ? -EINVAL
 		: SYSVAL(lseek(h->fd, (off_t)t->rec.offset, (int)t->rec.whence));
-	handle_put(x->sh, h);
+	handle_put(h);
 	return ret;
 }
 
