@@ -177,6 +177,7 @@ void rp_races_release(struct rp_map *races);
 /* ---- tasks: one operation on its way to a worker ------------------------- */
 
 struct rp_worker;
+struct tstate;
 
 struct rp_dep {
 	struct rp_worker *w;	/* must have completed ... */
@@ -194,7 +195,8 @@ struct rp_task {
 	struct rp_task *next;		/* queue link */
 	struct rp_task *dnext;		/* the dispatcher's list of what a worker holds */
 	uint64_t wseq;			/* its number in its worker's order */
-	struct rp_task *tprev, *tnext;	/* its thread's records in the heap, by time */
+	struct rp_task *tprev, *tnext;	/* its thread's records in the stage, by time */
+	struct tstate *ts;		/* its thread (sched.c), once staged */
 	uint64_t start_ns;		/* rec.start_ns, here: a list walk reads one line */
 	uint64_t fileidx;		/* position in the trace file (ties) */
 	uint64_t next_start, next_idx;	/* the key of next, in the reorder window */

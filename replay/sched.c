@@ -1302,10 +1302,10 @@ static void ns_changes(struct run *r, const struct rp_task *t)
 
 static int dispatch(struct run *r, struct rp_task *t)
 {
-	struct tstate *ts = tstate_get(r, t->rec.tid, true);
+	struct tstate *ts = t->ts;
 	struct rp_worker *w;
 	uint64_t end;
-	bool bump;
+	bool bump, issue;
 	int ret;
 
 	if (!ts)
@@ -1332,11 +1332,14 @@ static int dispatch(struct run *r, struct rp_task *t)
 			rp_classify(r->attr_stale, &r->parents, t);
 		thread_unlink(ts, t);
 	}
-	if ((ret = resolve(r, t)))
-		return ret;
-	if (r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
-		resources(r, t);
+	/* a third of a trace's records are not issued (absorbed, the
+	 * kernel's): no paths for them unless the directory cache needs them */
+	issue = replayed(t, r->res);
 	bump = changes_dirs(r, &t->rec);
+	if ((issue || bump) && (ret = resolve(r, t)))
+		return ret;
+	if (issue && r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
+		resources(r, t);
 	if (t->rec.op == FSTAP_OP_RENAME && t->rec.result >= 0 && t->rec.newparent) {
 		uint64_t moved = fstap_pathmap_lookup(r->pm, t->rec.obj, t->rec.name);
 
@@ -1349,7 +1352,7 @@ static int dispatch(struct run *r, struct rp_task *t)
 		r->ns_gen++;	/* what a directory path names may have changed */
 		ns_changes(r, t);
 	}
-	if (!replayed(t, r->res)) {
+	if (!issue) {
 		rp_task_free(t);
 		return 0;
 	}
@@ -1573,6 +1576,7 @@ static int stage(struct run *r, struct rp_task *t)
 		rp_task_free(t);
 		return -ENOMEM;
 	}
+	t->ts = ts;
 	if (!(t->rec.flags & FSTAP_RF_KERNEL) || t->marker)
 		thread_append(r, ts, t);
 	t->next = NULL;
