@@ -1,11 +1,12 @@
 #!/bin/bash
-# record-ab.sh: the metadata set of bench/mdphase on a few recorder command
-# lines, pinned (taskset -c 0 for the daemon and mdphase), interleaved
-# round-robin, a fresh mount per run. For short A/B comparisons (two fstap
-# binaries, the trace on two disks, --no-trace against recording) that
-# record-bench.sh's fixed variants do not cover. Prints one line per run and
-# phase (round, label, phase, rate) on stdout, then a table of medians
-# (min-max) and, with --ratio, per-round ratios.
+# record-ab.sh: the metadata set (or, with --set data, the data set) of
+# bench/mdphase on a few recorder command lines, pinned (taskset -c 0 for the
+# daemon and mdphase) or not, interleaved round-robin, a fresh mount per run.
+# For short A/B comparisons (two fstap binaries, the trace on two disks,
+# --no-trace against recording) that record-bench.sh's fixed variants do not
+# cover. Prints one line per run and phase (round, label, phase, rate) on
+# stdout, then a table of medians (min-max) and, with --ratio, per-round
+# ratios.
 #
 # usage: bench/record-ab.sh [options] VARIANT...
 #   VARIANT           LABEL=FSTAP ARGS...: "FSTAP record -q --snapshot=none
@@ -16,6 +17,15 @@
 #   --files N         files (default 20000; pll-* at most 15000)
 #   --dirs N          directories (default 100)
 #   --sync            mdphase -S: sync before each phase
+#   --set SET         md (default) or data: sequential write + fsync of
+#                     --data-mib MiB, cold read after drop_caches, warm read
+#   --data-mib N      size of the data set (default 512)
+#   --pin PIN         pinned (default) or unpinned
+#   --shuffle         run each round's variants in a new random order (on
+#                     stderr), so that no variant always runs first or right
+#                     after the same one (what the previous run left in
+#                     memory can decide a cold read's rate: docs/PERFORMANCE.md,
+#                     "Follow-up 5")
 #   --ratio A/B       also print the per-round ratio of rates of label A to B
 #                     (repeatable)
 #   --work DIR        scratch directory (default /var/tmp/fstap-record-ab)
@@ -26,8 +36,14 @@
 #   bench/record-ab.sh --rounds 5 --ratio disk/none --ratio shm/none \
 #     "none=./fstap --no-trace --cache=calls" "disk=./fstap -o TRACE --cache=calls" \
 #     "shm=./fstap -o /dev/shm/ab.trace --cache=calls"
+#
+# example (cold read of two fstap builds against passthrough_ll, data set):
+#   bench/record-ab.sh --set data --shuffle --rounds 5 --ratio new/pll-never \
+#     --ratio old/pll-never "old=/tmp/old/fstap -o TRACE --cache=calls" \
+#     "new=./fstap -o TRACE --cache=calls" pll-never
 set -u
 ROUNDS=3 FILES=20000 DIRS=100 SYNC= WORK=/var/tmp/fstap-record-ab TDIR= MDPHASE=./mdphase
+SET=md DATA_MIB=512 PIN=pinned SHUFFLE=
 RATIOS=()
 VARS=()
 while [ $# -gt 0 ]; do
@@ -36,6 +52,10 @@ while [ $# -gt 0 ]; do
 	--files) FILES=$2; shift ;;
 	--dirs) DIRS=$2; shift ;;
 	--sync) SYNC=-S ;;
+	--set) SET=$2; shift ;;
+	--data-mib) DATA_MIB=$2; shift ;;
+	--pin) PIN=$2; shift ;;
+	--shuffle) SHUFFLE=1 ;;
 	--ratio) RATIOS+=("$2"); shift ;;
 	--work) WORK=$2; shift ;;
 	--trace-dir) TDIR=$2; shift ;;
@@ -47,6 +67,16 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#VARS[@]} -gt 0 ] || { echo "record-ab.sh: no variant" >&2; exit 2; }
+case $SET in
+md) SETARGS="$SYNC -m" ;;
+data) SETARGS="-D -s $DATA_MIB" ;;
+*) echo "record-ab.sh: --set md or data, not $SET" >&2; exit 2 ;;
+esac
+case $PIN in
+pinned) TS="taskset -c 0" ;;
+unpinned) TS= ;;
+*) echo "record-ab.sh: --pin pinned or unpinned, not $PIN" >&2; exit 2 ;;
+esac
 [ "$(id -u)" = 0 ] || { echo "record-ab.sh: needs root" >&2; exit 1; }
 MDPHASE=$(readlink -f "$MDPHASE")
 mkdir -p "$WORK" || exit 1
@@ -73,8 +103,15 @@ for v in "${VARS[@]}"; do
 	esac
 done
 
+NV=${#VARS[@]}
 for r in $(seq "$ROUNDS"); do
-	for v in "${VARS[@]}"; do
+	ORDER=$(seq 0 $((NV - 1)))
+	if [ -n "$SHUFFLE" ]; then
+		ORDER=$(shuf -e $ORDER)
+		echo "record-ab.sh: round $r order:$(for k in $ORDER; do printf ' %s' "${VARS[$k]%%=*}"; done)" >&2
+	fi
+	for k in $ORDER; do
+		v=${VARS[$k]}
 		label=${v%%=*} dir=$M n=$FILES
 		rm -rf "$B" "$TDIR/ab.trace"
 		mkdir -p "$B" "$M"
@@ -84,19 +121,19 @@ for r in $(seq "$ROUNDS"); do
 			o=cache=never
 			[ "$v" = pll-always ] && o=cache=always,writeback
 			[ "$n" -gt 15000 ] && n=15000
-			taskset -c 0 "$PLL" -f -o allow_other,source="$B",$o "$M" 2>/dev/null &
+			$TS "$PLL" -f -o allow_other,source="$B",$o "$M" 2>/dev/null &
 			DPID=$! ;;
 		*=*)
 			read -r -a cmd <<<"${v#*=}"
 			for i in "${!cmd[@]}"; do [ "${cmd[$i]}" = TRACE ] && cmd[$i]=$TDIR/ab.trace; done
-			taskset -c 0 "${cmd[0]}" record -q --snapshot=none "${cmd[@]:1}" "$B" "$M" &
+			$TS "${cmd[0]}" record -q --snapshot=none "${cmd[@]:1}" "$B" "$M" &
 			DPID=$! ;;
 		*) echo "record-ab.sh: bad variant $v" >&2; exit 2 ;;
 		esac
 		if [ -n "$DPID" ]; then
 			for i in $(seq 100); do mountpoint -q "$M" && break; sleep 0.1; done
 		fi
-		taskset -c 0 "$MDPHASE" $SYNC -m -n "$n" -d "$DIRS" "$dir" |
+		$TS "$MDPHASE" $SETARGS -n "$n" -d "$DIRS" "$dir" |
 			awk -v r="$r" -v l="$label" '{print r "\t" l "\t" $1 "\t" $4}' | tee -a "$RES"
 		cleanup
 		rm -f "$TDIR/ab.trace"
@@ -111,7 +148,8 @@ for r, l, ph, rate in csv.reader(open(sys.argv[1]), delimiter="\t"):
     d[(l, ph)][r] = float(rate)
     if l not in labels:
         labels.append(l)
-phs = [p for p in ("create", "stat", "readdir", "open+read", "unlink") if any(k[1] == p for k in d)]
+phs = [p for p in ("create", "stat", "readdir", "open+read", "unlink", "write", "read", "readwarm")
+       if any(k[1] == p for k in d)]
 print("\n| variant | " + " | ".join(phs) + " |\n|---|" + "---:|" * len(phs))
 for l in labels:
     print("| %s | " % l + " | ".join("%.0f (%.0f-%.0f)" % (statistics.median(d[(l, p)].values()),

@@ -32,6 +32,11 @@
 #                     write-back of the files created does not land in a
 #                     later phase's time at random
 #   --pin LIST        pinned,unpinned (default both)
+#   --shuffle         run the variants of each round and pinning in a new
+#                     random order (logged on stderr): a cold read's rate
+#                     can depend on what the run before it left in memory (see
+#                     docs/PERFORMANCE.md, "Follow-up 5"), so that a variant
+#                     does not always run after the same one
 #   --work DIR        scratch directory on the file system under test
 #                     (default /var/tmp/fstap-record-bench; emptied)
 #   --fstap PATH      the fstap binary (default ./fstap)
@@ -48,7 +53,7 @@
 set -u
 ROUNDS=2 FILES=20000 DIRS=100 DATA_MIB=512 PLL_FILES=${PLL_FILES:-15000}
 VARIANTS=native,notrace-calls,all,calls,direct,notrace-kernel,kernel,loggedfs,pll-never,pll-always
-PINS=pinned,unpinned SETS=md,data MDSYNC=
+PINS=pinned,unpinned SETS=md,data MDSYNC= SHUFFLE=
 WORK=/var/tmp/fstap-record-bench FSTAP=./fstap MDPHASE=./mdphase OUT=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--pin) PINS=$2; shift ;;
 	--sets) SETS=$2; shift ;;
 	--sync) MDSYNC=-S ;;
+	--shuffle) SHUFFLE=1 ;;
 	--work) WORK=$2; shift ;;
 	--fstap) FSTAP=$2; shift ;;
 	--mdphase) MDPHASE=$2; shift ;;
@@ -177,12 +183,17 @@ run_set() {
 printf 'round\tpin\tvariant\tset\tphase\tops\tseconds\trate\ttrace_bytes\ttrace_records\n' >"$RES"
 START=$(date +%s)
 {
-	echo "# $(date -u +%FT%TZ) $(uname -r) nproc=$(nproc) files=$FILES dirs=$DIRS data_mib=$DATA_MIB rounds=$ROUNDS sets=$SETS sync=${MDSYNC:-no} pll_files=$PLL_FILES"
+	echo "# $(date -u +%FT%TZ) $(uname -r) nproc=$(nproc) files=$FILES dirs=$DIRS data_mib=$DATA_MIB rounds=$ROUNDS sets=$SETS sync=${MDSYNC:-no} shuffle=${SHUFFLE:-no} pll_files=$PLL_FILES"
 	echo "# fstap $("$FSTAP" --version 2>/dev/null | head -1); backing $(df -T "$WORK" | awk 'NR==2{print $2" on "$1}')"
 } >"$OUT/env.txt"
 for r in $(seq "$ROUNDS"); do
 	for pin in ${PINS//,/ }; do
-		for v in ${VARIANTS//,/ }; do
+		ORDER=${VARIANTS//,/ }
+		if [ -n "$SHUFFLE" ]; then
+			ORDER=$(shuf -e $ORDER | paste -sd' ')
+			echo "record-bench.sh: round $r $pin order: $ORDER" >&2
+		fi
+		for v in $ORDER; do
 			for set in ${SETS//,/ }; do
 				run_set "$v" "$pin" "$set" "$r"
 			done

@@ -537,6 +537,26 @@ ssize_t pt_read(uint64_t fh, void *buf, size_t size, off_t off)
 	return n < 0 ? -errno : n;
 }
 
+ssize_t pt_read_pipe(uint64_t fh, int pipe_wr, size_t size, off_t off)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		loff_t pos = (loff_t)off + (loff_t)done;
+		ssize_t n = splice(PT_FH_FD(fh), &pos, pipe_wr, NULL, size - done, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;	/* end of file */
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 ssize_t pt_write(uint64_t fh, const void *buf, size_t size, off_t off, void *bounce)
 {
 	ssize_t n;

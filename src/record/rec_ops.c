@@ -16,12 +16,17 @@
  * sets ctime), and the kernel's own GETXATTR of security.capability before
  * a write (a heuristic: an application asking for it is flagged too).
  *
+ * Large reads are spliced (rec_read): the data goes from the backing file's
+ * page cache through a per-thread pipe into /dev/fuse, copied once by the
+ * kernel instead of twice through a buffer of ours.
+ *
  * Not here: the file-system work (passthrough.c), chunks and the writer
  * (recbuf.c), the mount (record.c).
  */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the layout of a readdir reply */
@@ -37,6 +42,11 @@
 #define DBUF_SIZE 65536
 #define DENTS_MAX (DBUF_SIZE / 24 + 1)
 #define IOBUF_MIN (1u << 20)
+/*
+ * Reads of at least this size are replied from a pipe (see rec_read);
+ * smaller ones are copied, which costs fewer system calls.
+ */
+#define SPLICE_MIN (32u * 1024)
 
 /* Per-thread scratch, allocated once per thread. */
 struct scratch {
@@ -46,6 +56,9 @@ struct scratch {
 	struct fstap_dirent ents[DENTS_MAX];
 	char link[PATH_MAX + 1];
 	struct snapbuf *snap;	/* touched snapshots */
+	int pipe[2];		/* spliced reads (non-blocking); -1: none */
+	size_t pipecap;		/* its capacity in bytes */
+	size_t pipe_refused;	/* a capacity it could not grow to, 0: none yet */
 };
 
 static pthread_key_t scratch_key;
@@ -55,6 +68,10 @@ static void scratch_free(void *p)
 {
 	struct scratch *sc = p;
 
+	if (sc->pipe[0] >= 0) {
+		close(sc->pipe[0]);
+		close(sc->pipe[1]);
+	}
 	free(sc->io);
 	free(sc->snap);
 	free(sc);
@@ -75,6 +92,7 @@ static struct scratch *scratch_get(size_t iosize)
 		sc = calloc(1, sizeof(*sc));
 		if (!sc)
 			return NULL;
+		sc->pipe[0] = sc->pipe[1] = -1;
 		pthread_setspecific(scratch_key, sc);
 	}
 	if (iosize > sc->iocap) {
@@ -88,6 +106,49 @@ static struct scratch *scratch_get(size_t iosize)
 		sc->iocap = cap;
 	}
 	return sc;
+}
+
+/*
+ * Gives sc a pipe that holds a read of size bytes at any offset plus what
+ * libfuse puts before it (the reply header, its pipe-size margin of three
+ * pages): false if it cannot, for instance past /proc/sys/fs/pipe-max-size
+ * without CAP_SYS_RESOURCE. libfuse grows its own pipe to the same size under
+ * the same limits, so a read this pipe can hold is spliced all the way.
+ */
+static bool scratch_pipe(struct scratch *sc, size_t size)
+{
+	size_t need = size + 4 * 4096;
+	int cap;
+
+	if (sc->pipe[0] < 0) {
+		if (pipe2(sc->pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+			sc->pipe[0] = sc->pipe[1] = -1;
+			return false;
+		}
+		sc->pipecap = 0;
+	}
+	if (need <= sc->pipecap)
+		return true;
+	if (sc->pipe_refused && need >= sc->pipe_refused)
+		return false;
+	cap = need > INT_MAX ? -1 : fcntl(sc->pipe[0], F_SETPIPE_SZ, (int)need);
+	if (cap < 0) {
+		sc->pipe_refused = need;
+		return false;
+	}
+	sc->pipecap = (size_t)cap;
+	return true;
+}
+
+/* Closes sc's pipe and what it may still hold; the next read makes a new one. */
+static void scratch_pipe_drop(struct scratch *sc)
+{
+	if (sc->pipe[0] < 0)
+		return;
+	close(sc->pipe[0]);
+	close(sc->pipe[1]);
+	sc->pipe[0] = sc->pipe[1] = -1;
+	sc->pipecap = 0;
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -272,6 +333,10 @@ static void rec_init(void *userdata, struct fuse_conn_info *conn)
 	s->fs.writeback = s->writeback;
 	if (s->cache == REC_CACHE_KERNEL && (conn->capable & FUSE_CAP_CACHE_SYMLINKS))
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/* replies may be spliced into /dev/fuse (rec_read); not SPLICE_MOVE */
+	s->splice_reply = conn->capable & FUSE_CAP_SPLICE_WRITE;
+	if (s->splice_reply)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
 }
 
 /* ---- entries ------------------------------------------------------------ */
@@ -649,6 +714,31 @@ static void rec_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 	rq_emit(&q);
 }
 
+/*
+ * Replies n bytes that are in sc's pipe: libfuse splices them behind the
+ * reply header into /dev/fuse, and the kernel copies them from the backing
+ * file's pages into the reader's. If the reply fails, what is left in the
+ * pipe is dropped with it.
+ */
+static void reply_pipe(fuse_req_t req, struct scratch *sc, size_t n)
+{
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(n);
+
+	bv.buf[0].flags = FUSE_BUF_IS_FD;
+	bv.buf[0].fd = sc->pipe[0];
+	if (fuse_reply_data(req, &bv, 0) != 0)
+		scratch_pipe_drop(sc);
+}
+
+/*
+ * A large read of a handle without O_DIRECT is spliced when the session
+ * negotiated FUSE_CAP_SPLICE_WRITE: the backing file's pages go into a pipe
+ * by reference and are copied once, into the reader's pages, where a pread
+ * into a buffer and a writev out of it copy them twice. The result recorded
+ * and replied is the same: the bytes read (short only at the end of the
+ * file, as the kernel reads a short reply), or, when the splice fails, what
+ * a pread of the same range gives.
+ */
 static void rec_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -656,11 +746,29 @@ static void rec_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct scratch *sc = scratch_get(size);
 	struct rq q;
 	bool on = rq_begin(&q, req, FSTAP_OP_READ, RI(s, ino));
-	ssize_t ret = sc ? pt_read(fi->fh, sc->io, size, off) : -ENOMEM;
+	bool piped = false;
+	ssize_t ret;
+
+	if (!sc) {
+		ret = -ENOMEM;
+	} else if (s->splice_reply && size >= SPLICE_MIN && !PT_FH_DIRECT(fi->fh) &&
+		   scratch_pipe(sc, size)) {
+		ret = pt_read_pipe(fi->fh, sc->pipe[1], size, off);
+		if (ret < 0) {
+			scratch_pipe_drop(sc);
+			ret = pt_read(fi->fh, sc->io, size, off);
+		} else {
+			piped = ret > 0;	/* 0: end of file, an empty reply */
+		}
+	} else {
+		ret = pt_read(fi->fh, sc->io, size, off);
+	}
 
 	rq_end(&q, ret);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
+	else if (piped)
+		reply_pipe(req, sc, (size_t)ret);
 	else
 		fuse_reply_buf(req, sc->io, (size_t)ret);
 	if (!on)

@@ -234,6 +234,15 @@ int pt_create(struct pt_fs *fs, const struct pt_cred *c, struct rinode *parent,
 	      const char *name, mode_t mode, int flags, struct pt_entry *e, uint64_t *fh);
 /* Reads into buf (aligned for O_DIRECT); returns bytes or -errno. */
 ssize_t pt_read(uint64_t fh, void *buf, size_t size, off_t off);
+/*
+ * Reads size bytes at off into the pipe pipe_wr with splice: the backing
+ * file's page-cache pages go into the pipe by reference, uncopied. Returns
+ * the bytes put in the pipe (fewer than size only at the end of the file)
+ * or -errno; then the pipe may hold part of the data, and a pread of the
+ * same range gives the result to reply. The pipe must have room for size
+ * bytes at off (-EAGAIN if it is non-blocking and fills up).
+ */
+ssize_t pt_read_pipe(uint64_t fh, int pipe_wr, size_t size, off_t off);
 /* Writes buf; bounce (>= size bytes, page aligned) is used for O_DIRECT. */
 ssize_t pt_write(uint64_t fh, const void *buf, size_t size, off_t off, void *bounce);
 int pt_flush(uint64_t fh);
@@ -302,6 +311,7 @@ struct rec_session {
 	double entry_timeout, attr_timeout, neg_timeout;
 	double dir_attr_timeout;	/* attr_timeout of directories */
 	bool direct_io, keep_cache, writeback;
+	bool splice_reply;	/* FUSE_CAP_SPLICE_WRITE: reads are replied from a pipe */
 	atomic_ullong nreq;	/* requests served, for the status line */
 };
 

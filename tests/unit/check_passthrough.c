@@ -65,6 +65,45 @@ START_TEST(test_passthrough_create_write_read)
 }
 END_TEST
 
+/*
+ * pt_read_pipe: the bytes of the range go into the pipe, the count is
+ * short only at the end of the file (0 past it), and a pipe too small for
+ * the range fails with -EAGAIN (non-blocking), for rec_read to fall back on.
+ */
+START_TEST(test_passthrough_read_pipe)
+{
+	static char data[100000], got[100000];
+	struct pt_entry e;
+	uint64_t fh;
+	int p[2];
+	size_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 7 + i / 251);
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "big", 0640, O_RDWR, &e, &fh), 0);
+	ck_assert_int_eq(pt_write(fh, data, sizeof(data), 0, NULL), (ssize_t)sizeof(data));
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	ck_assert_int_ge(fcntl(p[0], F_SETPIPE_SZ, 256 * 1024), 256 * 1024);
+	/* a range inside the file, at an odd offset */
+	ck_assert_int_eq(pt_read_pipe(fh, p[1], 40000, 12345), 40000);
+	ck_assert_int_eq(read(p[0], got, sizeof(got)), 40000);
+	ck_assert(!memcmp(got, data + 12345, 40000));
+	/* across the end: short */
+	ck_assert_int_eq(pt_read_pipe(fh, p[1], 65536, 90000), 10000);
+	ck_assert_int_eq(read(p[0], got, sizeof(got)), 10000);
+	ck_assert(!memcmp(got, data + 90000, 10000));
+	/* past the end: nothing */
+	ck_assert_int_eq(pt_read_pipe(fh, p[1], 4096, 200000), 0);
+	/* a pipe of 64 KiB cannot take 100 000 bytes at once */
+	ck_assert_int_eq(fcntl(p[0], F_SETPIPE_SZ, 65536), 65536);
+	ck_assert_int_eq(pt_read_pipe(fh, p[1], sizeof(data), 0), -EAGAIN);
+	close(p[0]);
+	close(p[1]);
+	ck_assert_int_eq(pt_release(fh), 0);
+	pt_forget(&fs, e.ri, 1);
+}
+END_TEST
+
 START_TEST(test_passthrough_errors)
 {
 	struct pt_entry e, d;
@@ -294,6 +333,7 @@ static Suite *passthrough_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_passthrough_create_write_read);
+	tcase_add_test(tc, test_passthrough_read_pipe);
 	tcase_add_test(tc, test_passthrough_errors);
 	tcase_add_test(tc, test_passthrough_rename_flags_link_symlink);
 	tcase_add_test(tc, test_passthrough_setattr_and_xattrs);
