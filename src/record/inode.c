@@ -557,17 +557,17 @@ int itable_rename_over(struct itable *t, int fd, const char *name, int newfd,
 	return ret;
 }
 
-uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj)
+uint64_t itable_obj_of(struct itable *t, dev_t dev, ino_t ino, bool assign, bool *newobj)
 {
 	uint64_t obj;
 
 	pthread_mutex_lock(&t->lock);
-	obj = omap_obj(t, omap_key(t, t->dev, ino), assign, newobj);
+	obj = omap_obj(t, omap_key(t, dev, ino), assign, newobj);
 	pthread_mutex_unlock(&t->lock);
 	return obj;
 }
 
-void itable_dirent_objs(struct itable *t, struct fstap_dirent *ents, uint32_t n)
+void itable_dirent_objs(struct itable *t, dev_t dev, struct fstap_dirent *ents, uint32_t n)
 {
 	size_t mask;
 	uint32_t i;
@@ -581,13 +581,13 @@ void itable_dirent_objs(struct itable *t, struct fstap_dirent *ents, uint32_t n)
 	 * kept in obj until the second pass.
 	 */
 	for (i = 0; i < n; i++) {
-		size_t h = omap_home(t, omap_key(t, t->dev, (ino_t)ents[i].ino));
+		size_t h = omap_home(t, omap_key(t, dev, (ino_t)ents[i].ino));
 
 		__builtin_prefetch(&t->omap[h]);
 		ents[i].obj = h;
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t key = omap_key(t, t->dev, (ino_t)ents[i].ino), k;
+		uint64_t key = omap_key(t, dev, (ino_t)ents[i].ino), k;
 		size_t j = (size_t)ents[i].obj;
 
 		/* omap_obj(key, false) without the call: tombstones are skipped */

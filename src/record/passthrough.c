@@ -614,6 +614,7 @@ int pt_opendir(struct pt_fs *fs, struct rinode *ri, struct pt_dir **out)
 		free(d);
 		return err;
 	}
+	d->dev = ri->dev;
 	d->id = atomic_fetch_add(&fs->next_fh, 1);
 	*out = d;
 	return 0;

@@ -892,7 +892,7 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 				ent->obj = r->obj;
 			continue;
 		}
-		ent->obj = itable_obj_of(&s->fs.it, (ino_t)ent->ino, touched, &newobj);
+		ent->obj = itable_obj_of(&s->fs.it, d->dev, (ino_t)ent->ino, touched, &newobj);
 		if (newobj) {
 			struct stat st;
 			char name[NAME_MAX + 1];
@@ -909,12 +909,12 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 }
 
 /* Object ids of the listed entries, without assigning new ones: one table lock for all. */
-static void readdir_known_objects(struct rec_session *s, const struct fstap_rec *r,
-				  struct scratch *sc, uint32_t n)
+static void readdir_known_objects(struct rec_session *s, const struct pt_dir *d,
+				  const struct fstap_rec *r, struct scratch *sc, uint32_t n)
 {
 	uint32_t i;
 
-	itable_dirent_objs(&s->fs.it, sc->ents, n);
+	itable_dirent_objs(&s->fs.it, d->dev, sc->ents, n);
 	for (i = 0; i < n; i++) {	/* ".": the directory itself; "..": not named */
 		struct fstap_dirent *ent = &sc->ents[i];
 
@@ -1005,7 +1005,7 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	if (ret >= 0) {
 		if (!touched)
-			readdir_known_objects(s, &q.r, sc, n);
+			readdir_known_objects(s, d, &q.r, sc, n);
 		q.r.nentries = n;
 		q.r.entries = sc->ents;
 	}

@@ -145,10 +145,18 @@ int itable_remove_name(struct itable *t, int parent_fd, const char *name, int fl
 /* renameat2 over an inode (dev, ino) that it replaces, likewise. */
 int itable_rename_over(struct itable *t, int fd, const char *name, int newfd,
 		       const char *newname, unsigned flags, dev_t dev, ino_t ino);
-/* The object id of a backing inode, assigning one (for readdir and snapshots). */
-uint64_t itable_obj_of(struct itable *t, ino_t ino, bool assign, bool *newobj);
-/* The object ids of n listed entries (0: not known yet), under one lock. */
-void itable_dirent_objs(struct itable *t, struct fstap_dirent *ents, uint32_t n);
+/*
+ * The object id of backing inode (dev, ino), assigning one (for readdir and
+ * snapshots). dev is that of the file system it is on: the backing tree's,
+ * or one mounted below it.
+ */
+uint64_t itable_obj_of(struct itable *t, dev_t dev, ino_t ino, bool assign, bool *newobj);
+/*
+ * The object ids of n entries listed from a directory on dev (0: not known
+ * yet), under one lock. A mount point's entry is the directory it covers
+ * (getdents reports that inode), not the mounted root a lookup finds.
+ */
+void itable_dirent_objs(struct itable *t, dev_t dev, struct fstap_dirent *ents, uint32_t n);
 
 int fdc_get(struct itable *t, struct rinode *ri, struct fdlease *out);
 void fdc_put(struct itable *t, struct fdlease *l);
@@ -192,6 +200,7 @@ struct pt_entry {
 /* An open directory: fi->fh points to it. */
 struct pt_dir {
 	DIR *dp;
+	dev_t dev;		/* the file system the directory is on */
 	uint64_t id;
 	off_t offset;		/* the stream's position */
 	struct dirent *pending;	/* read but not yet returned */

@@ -154,9 +154,9 @@ static int walk_dir(struct itable *t, struct snapbuf *sb, int dfd, uint64_t dobj
 			continue;
 		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;	/* gone meanwhile */
-		if (st.st_dev != t->dev)
-			continue;	/* NEEDSWORK: file systems mounted below the root */
-		obj = itable_obj_of(t, st.st_ino, true, &newobj);
+		/* a file system mounted below the root is walked too: the
+		 * passthrough serves it (st is the mounted root's) */
+		obj = itable_obj_of(t, st.st_dev, st.st_ino, true, &newobj);
 		if (newobj) {
 			snap_inode(sb, dirfd(dp), de->d_name, &st, obj, emit, arg);
 			(*count)++;
