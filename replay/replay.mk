@@ -10,6 +10,7 @@ libreplay_a_SOURCES = \
 	replay/rmap.c \
 	replay/task.c \
 	replay/exec.c \
+	replay/classify.c \
 	replay/sched.c \
 	replay/report.c \
 	replay/cgroup.c

@@ -7,6 +7,7 @@
  *  - rmap.c: a small uint64 -> uint64 hash map (handles, resources).
  *  - task.c: the tasks handed to workers, and the arena they live in.
  *  - exec.c: the executor table and the per-worker execution context.
+ *  - classify.c: what each request stands for (absorbed, split writes).
  *  - sched.c: reading, reordering, path resolution, dispatch, workers.
  *
  * Nothing here is a contract with other parts of fstap (replay.h is).
@@ -241,6 +242,8 @@ size_t rp_arena_blocks(const struct rp_arena *a);
 struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec);
 /* Releases t and its paths (allocated from the same arena). */
 void rp_task_free(struct rp_task *t);
+/* Adds a dependency to t (0 or -ENOMEM). */
+int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
 
 /* ---- exec.c --------------------------------------------------------------- */
 
@@ -292,7 +295,7 @@ bool rp_name_ok(struct fstap_bytes name);
 /* A path as pathmap writes it: "/", or "/a/b" with only plain components. */
 bool rp_path_ok(const char *path);
 
-/* ---- sched.c -------------------------------------------------------------- */
+/* ---- classify.c ------------------------------------------------------------ */
 
 /* Whether lookup l is absorbed by next, the same thread's next record. */
 bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next);
@@ -347,9 +350,16 @@ void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *
  * merged. Returns how many it took.
  */
 unsigned rp_merge_split_write(struct rp_task *t);
+/*
+ * Whether t, in its thread's list, is classified for good: what it stands
+ * for no longer depends on records still to come.
+ */
+bool rp_classified(const struct rp_task *t);
+/* t's thread's next and previous requests, its write markers left out. */
+struct rp_task *rp_op_next(const struct rp_task *t);
+struct rp_task *rp_op_prev(const struct rp_task *t);
 
-/* Adds a dependency to t (0 or -ENOMEM). */
-int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
+/* ---- sched.c -------------------------------------------------------------- */
 
 /* What one run measured; report.c renders it. */
 struct rp_result {

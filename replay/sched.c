@@ -1,10 +1,11 @@
 /*
  * sched.c: one replay run. The dispatcher (the calling thread) streams the
  * trace, restores global start order with a bounded reorder window,
- * resolves each record's paths in that order, decides what is re-issued
- * (lookups the next operation's path walk reproduces, and requests the
- * kernel made on its own, are not; the parts of a write() the kernel split
- * are issued as one), computes the ordering constraints of
+ * resolves each record's paths in that order, decides with classify.c's
+ * rules what is re-issued (lookups the next operation's path walk
+ * reproduces, and requests the kernel made on its own, are not; the parts
+ * of a write() the kernel split are issued as one), computes the ordering
+ * constraints of
  * the chosen --order, and hands tasks to workers through bounded queues.
  * Workers wait for their dependencies, pace, execute (exec.c) and count.
  *
@@ -32,8 +33,9 @@
  *  - none: a worker per tid, per-thread order only; ops that run after a
  *    later-recorded op on the same resource are counted.
  *
- * Not here: the system calls (exec.c), the arithmetic of pacing
- * (timing.c) and of statistics (stats.c).
+ * Not here: the rules of what a request stands for (classify.c), the
+ * system calls (exec.c), the arithmetic of pacing (timing.c) and of
+ * statistics (stats.c), the tasks' memory (task.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -185,335 +187,6 @@ int rp_pace_parse(const char *s, unsigned *pct)
 		return -EINVAL;
 	*pct = (unsigned)v;
 	return 0;
-}
-
-/* ---- lookups ------------------------------------------------------------ */
-
-static bool same_name(struct fstap_bytes a, struct fstap_bytes b)
-{
-	return a.len == b.len && (!a.len || !memcmp(a.ptr, b.ptr, a.len));
-}
-
-/*
- * The kernel turns one path-based system call into LOOKUPs of each
- * component followed by the operation itself; the target kernel does the
- * same walk when the replay issues that operation. So a lookup is absorbed
- * when the same thread's next request continues that walk: it creates or
- * removes the looked-up entry, acts on the object found, or is an entry
- * operation (or lookup) inside the object found (a longer path).
- */
-bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *n)
-{
-	bool entry = n->obj == l->obj && same_name(n->name, l->name);
-	bool child = l->child && l->result >= 0;
-
-	switch (n->op) {
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
-	case FSTAP_OP_MKNOD:
-	case FSTAP_OP_SYMLINK:
-	case FSTAP_OP_UNLINK:
-	case FSTAP_OP_RMDIR:
-		return entry || (child && n->obj == l->child);
-	case FSTAP_OP_LOOKUP:
-		/* Only a lookup inside the object found continues the walk. A
-		 * second lookup of the same entry is another call's walk: the
-		 * application's stat() of an absent name, then its
-		 * open(O_CREAT) or rename() to it (which looks it up again:
-		 * negative entries are not cached), as samba-xattr's "check it
-		 * is absent, then create" does. */
-		return child && n->obj == l->child;
-	case FSTAP_OP_RENAME:
-		return entry || (n->newparent == l->obj && same_name(n->newname, l->name)) ||
-		       (child && (n->obj == l->child || n->newparent == l->child));
-	case FSTAP_OP_LINK:
-		return (n->newparent == l->obj && same_name(n->newname, l->name)) ||
-		       (child && (n->obj == l->child || n->newparent == l->child));
-	case FSTAP_OP_OPEN:
-	case FSTAP_OP_OPENDIR:
-	case FSTAP_OP_GETATTR:
-	case FSTAP_OP_SETATTR:
-	case FSTAP_OP_GETXATTR:
-	case FSTAP_OP_LISTXATTR:
-	case FSTAP_OP_SETXATTR:
-	case FSTAP_OP_REMOVEXATTR:
-	case FSTAP_OP_READLINK:
-	case FSTAP_OP_ACCESS:
-	case FSTAP_OP_STATFS:
-		return child && n->obj == l->child;
-	default:
-		return false;
-	}
-}
-
-/*
- * GETATTRs the application did not ask for. When the recording did not
- * cache attributes (attr_timeout 0, the default cache mode), the kernel
- * refreshes them before every permission check: open(), an xattr call on a
- * file, or the walk through a directory that changed (its lookup, create,
- * unlink, rename...) reach FUSE as a GETATTR of the object followed by the
- * call itself. That GETATTR is absorbed when the same thread's next request
- * is such a call on the same object: the target kernel makes its own check.
- * The first write() to a file just created is preceded by a GETATTR of it
- * too. The application's stat() before such a call is the GETATTR before
- * that one, and stays. (A GETATTR with a handle never is a stat(): fstat()
- * passes no file to FUSE; those are dealt with in feed().)
- */
-bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *n)
-{
-	switch (n->op) {
-	case FSTAP_OP_OPEN:
-	case FSTAP_OP_OPENDIR:
-	case FSTAP_OP_GETXATTR:
-	case FSTAP_OP_SETXATTR:
-	case FSTAP_OP_REMOVEXATTR:
-	case FSTAP_OP_LOOKUP:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
-	case FSTAP_OP_MKNOD:
-	case FSTAP_OP_SYMLINK:
-	case FSTAP_OP_UNLINK:
-	case FSTAP_OP_RMDIR:
-	case FSTAP_OP_WRITE:	/* the first write to a file just created */
-		return n->obj == g->obj;
-	case FSTAP_OP_RENAME:
-		return n->obj == g->obj || n->newparent == g->obj;
-	case FSTAP_OP_LINK:
-		return n->newparent == g->obj;
-	default:
-		return false;
-	}
-}
-
-/*
- * open(O_CREAT) that creates the file reaches FUSE as CREATE and then, when
- * attributes are not cached, a GETATTR of the new file: the attributes the
- * CREATE returned are stale at once, and the open's own permission check
- * after the create (may_open() in do_open(), fs/namei.c; fuse_permission()
- * refreshes stale attributes under default_permissions) asks for them
- * again. So the GETATTR of the created file right after a successful
- * CREATE in the same thread is part of that open(), which the replay
- * issues; the application's stat() or fstat() of the new file would be a
- * second GETATTR after it.
- */
-bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g)
-{
-	return prev->op == FSTAP_OP_CREATE && prev->result >= 0 && prev->child &&
-	       prev->child == g->obj && !g->fh;
-}
-
-/*
- * Whether dir is above obj (its directory, or one further up) by what the
- * replay knows of each object's directory (parents; NULL: nothing). Bounded:
- * a hostile trace can make the map a loop.
- */
-#define BELOW_DEPTH 64
-
-bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir)
-{
-	const uint64_t *v;
-	unsigned i;
-
-	if (!parents || !dir)
-		return false;
-	for (i = 0; obj && i < BELOW_DEPTH; i++) {
-		v = rp_map_get(parents, obj);
-		if (!v)
-			return false;
-		if (*v == dir)
-			return true;
-		obj = *v;
-	}
-	return false;
-}
-
-/*
- * A path walk checks search permission on every directory it passes, and
- * when a directory's attributes are not cached (in the default cache mode,
- * after the directory changed through the mount: an entry created, removed
- * or renamed in it) that check is a GETATTR of the directory. When the
- * entries on the way are cached, nothing else of the walk reaches FUSE: a
- * stat("d/e/f") of a cached f in a changed d is GETATTR(d), GETATTR(f). So
- * a GETATTR of directory g->obj is the walk's check when the same thread's
- * next request acts, by path, on an object below it (parents, see
- * rp_below): a getattr, open, xattr call... of that object, or an entry
- * operation or lookup in a directory below it. As with entry operations in
- * the directory itself (rp_getattr_absorbed), an application's stat() of
- * the directory right before such a call is indistinguishable, and is
- * absorbed too.
- */
-bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct rp_map *parents)
-{
-	switch (n->op) {
-	case FSTAP_OP_GETATTR:
-	case FSTAP_OP_SETATTR:
-		if (n->fh)
-			return false;	/* on a handle: no walk */
-		/* fall through */
-	case FSTAP_OP_OPEN:
-	case FSTAP_OP_OPENDIR:
-	case FSTAP_OP_GETXATTR:
-	case FSTAP_OP_LISTXATTR:
-	case FSTAP_OP_SETXATTR:
-	case FSTAP_OP_REMOVEXATTR:
-	case FSTAP_OP_READLINK:
-	case FSTAP_OP_ACCESS:
-	case FSTAP_OP_LOOKUP:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
-	case FSTAP_OP_MKNOD:
-	case FSTAP_OP_SYMLINK:
-	case FSTAP_OP_UNLINK:
-	case FSTAP_OP_RMDIR:
-		return rp_below(parents, n->obj, g->obj);
-	case FSTAP_OP_RENAME:
-	case FSTAP_OP_LINK:
-		return rp_below(parents, n->obj, g->obj) || rp_below(parents, n->newparent, g->obj);
-	default:
-		return false;
-	}
-}
-
-/*
- * Whether n, the request after getattr g in its thread, is an entry
- * operation or lookup in directory g->obj, or a path call below it: what
- * makes g the permission check of a walk through a directory.
- */
-static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct rp_map *parents)
-{
-	switch (n->op) {
-	case FSTAP_OP_LOOKUP:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
-	case FSTAP_OP_MKNOD:
-	case FSTAP_OP_SYMLINK:
-	case FSTAP_OP_UNLINK:
-	case FSTAP_OP_RMDIR:
-		if (n->obj == g->obj)
-			return true;
-		break;
-	case FSTAP_OP_RENAME:
-		if (n->obj == g->obj || n->newparent == g->obj)
-			return true;
-		break;
-	case FSTAP_OP_LINK:
-		if (n->newparent == g->obj)
-			return true;
-		break;
-	default:
-		break;
-	}
-	return rp_getattr_walk(g, n, parents);
-}
-
-/*
- * Two GETATTRs of a directory back to back, then a walk through it: both
- * are the kernel's (with every timeout 0, --cache=all, each walk through a
- * directory asks twice; in the default mode another thread's change can
- * make the kernel ask again). An application's stat() of the directory is
- * never right before the walk's own check: with attributes not cached the
- * walk to the directory comes between (GETATTR of its parent, LOOKUP of
- * it), and with directory attributes cached the stat() leaves them valid.
- * (A file's stat() then open() is GETATTR, GETATTR, OPEN: the first is the
- * stat(), and stays; this rule is for directories only.)
- */
-bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct rp_map *parents)
-{
-	return n->op == FSTAP_OP_GETATTR && !n->fh && !g->fh && n->obj == g->obj && nn &&
-	       dir_walk_next(g, nn, parents);
-}
-
-/*
- * glibc's opendir() is an open with O_NDELAY (O_NONBLOCK) and an fstat() of
- * the new descriptor; the fstat reaches FUSE, when the directory's
- * attributes are not cached, as a GETATTR of it right after the OPENDIR.
- * The opendir executor issues that fstat for every OPENDIR with O_NONBLOCK
- * (exec.c), so the GETATTR is absorbed, whatever the cache mode.
- */
-bool rp_getattr_after_opendir(const struct fstap_rec *prev, const struct fstap_rec *g)
-{
-	return prev->op == FSTAP_OP_OPENDIR && prev->result >= 0 && (prev->flags_arg & O_NONBLOCK) &&
-	       prev->obj == g->obj && !g->fh;
-}
-
-/*
- * Writes the kernel splits. FUSE's buffered write path (fuse_perform_write
- * -> fuse_fill_write_pages/folios, fs/fuse/file.c) ends a WRITE request
- * after a page it fills only partly and that is not up to date, and at
- * max_write: one write() starting inside such a page and going past its
- * end reaches FUSE as [off, next page boundary) and the rest. Before each
- * write() system call, and only once per call, the kernel asks for
- * security.capability (file_remove_privs(), flagged as the kernel's by the
- * recorder): that GETXATTR is the call boundary the WRITE records lack.
- * A thread's write that starts at a page boundary exactly where its
- * previous, complete write on the same handle ended, with no marker in
- * between, while that previous write had its marker (or continues one
- * that had), is the rest of that write(): the replay issues one pwrite of
- * the whole range. Without markers (a backing fs whose xattr calls fail
- * with ENOSYS, direct I/O, a hand-made trace) nothing is merged: a writer
- * of 512-byte records produces the same shape from separate calls. Every
- * Linux page size is a multiple of 4096, so a page boundary of the
- * recording machine is a multiple of 4096.
- */
-#define SPLIT_ALIGN 4096
-
-bool rp_write_marker(const struct fstap_rec *r)
-{
-	static const char cap[] = "security.capability";
-
-	return r->op == FSTAP_OP_GETXATTR && (r->flags & FSTAP_RF_KERNEL) &&
-	       r->result != -ENOSYS &&
-	       same_name(r->name, (struct fstap_bytes){ (const uint8_t *)cap, sizeof(cap) - 1 });
-}
-
-bool rp_write_continues(const struct fstap_rec *p, const struct fstap_rec *w)
-{
-	return p->op == FSTAP_OP_WRITE && w->op == FSTAP_OP_WRITE &&
-	       !((p->flags | w->flags) & FSTAP_RF_KERNEL) && p->fh == w->fh && p->obj == w->obj &&
-	       p->size && p->result >= 0 && (uint64_t)p->result == p->size && w->result >= 0 &&
-	       p->offset + p->size == w->offset && w->offset % SPLIT_ALIGN == 0;
-}
-
-unsigned rp_merge_split_write(struct rp_task *t)
-{
-	struct rp_task *q;
-	unsigned n = 0;
-
-	if (t->rec.op != FSTAP_OP_WRITE || t->merged)
-		return 0;
-	for (q = t->tnext; q && q->rec.op == FSTAP_OP_WRITE && q->absorbed && !q->merged;
-	     q = q->tnext) {
-		/* q->absorbed was found against q->tprev, the part before it */
-		if (t->rec.size + q->rec.size > RP_IO_MAX)
-			break;
-		q->merged = true;
-		t->rec.size += q->rec.size;
-		t->rec.result += q->rec.result;
-		n++;
-	}
-	return n;
-}
-
-/* A thread's neighbours of t, its write markers left out (part of a write()). */
-static struct rp_task *op_next(const struct rp_task *t)
-{
-	struct rp_task *n = t->tnext;
-
-	while (n && n->marker)
-		n = n->tnext;
-	return n;
-}
-
-static struct rp_task *op_prev(const struct rp_task *t)
-{
-	struct rp_task *p = t->tprev;
-
-	while (p && p->marker)
-		p = p->tprev;
-	return p;
 }
 
 /* ---- reorder: a merge of sorted runs, on (start_ns, fileidx) ------------- */
@@ -1442,90 +1115,6 @@ static uint64_t flush_interval(const struct fstap_reader *rd)
 }
 
 /*
- * What a thread's lookups and getattrs stand for depends on the thread's
- * next request (and, for a getattr with a handle, on its earlier ones), in
- * recorded order. Records reach the replay in file order, which is not
- * quite time order (a thread's requests are served by several FUSE workers,
- * each writing its own chunks), so they are classified after the reorder
- * window, in start order: each thread keeps a list of its records from the
- * window's output to their dispatch, and a record is dispatched once the
- * records it depends on have joined its list (classified()), or, when its
- * thread pauses, once a window's worth of later records has. A record
- * leaves its list when it is dispatched.
- *
- * GETATTRs with a handle are the kernel refreshing the size before a read
- * that may pass the cached end of file (or an O_APPEND write, an lseek to
- * the end); fstat() never passes a file to FUSE, so none is a stat() of the
- * application, and they are not issued. With one exception: the
- * application's read() at end of file, which returns 0 without reaching
- * FUSE, leaves only that GETATTR behind. A GETATTR on a handle whose last
- * request in the thread was a short read (it reached the end of file), and
- * that no read on the handle follows at once, is replayed as that read: the
- * size of the short read, at its end (it returns 0 on the target too).
- */
-#define EOF_SCAN 16	/* how far back a getattr looks for its read */
-
-void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *t)
-{
-	struct fstap_rec *c = &t->rec;
-	const struct rp_task *n = op_next(t), *nn, *p;
-	unsigned i;
-
-	switch (c->op) {
-	case FSTAP_OP_LOOKUP:
-		t->absorbed = n && rp_lookup_absorbed(c, &n->rec);
-		break;
-	case FSTAP_OP_WRITE:
-		/* the part before a split's continuation is always right before
-		 * it: the kernel sends the parts back to back */
-		p = t->tprev;
-		if (!p || (c->flags & FSTAP_RF_KERNEL))
-			break;		/* dispatched: keep what was found */
-		t->marked = p->marker && p->rec.obj == c->obj;
-		t->absorbed = !p->marker && (p->marked || p->absorbed) &&
-			      rp_write_continues(&p->rec, c);
-		break;
-	case FSTAP_OP_GETATTR:
-		t->eof_read = false;
-		if (!c->fh) {
-			/* The previous record leaves the list when dispatched: keep
-			 * what was found while it was there. */
-			if ((p = op_prev(t))) {
-				t->after_create = rp_getattr_after_create(&p->rec, c);
-				t->after_opendir = rp_getattr_after_opendir(&p->rec, c);
-			}
-			nn = n ? op_next(n) : NULL;
-			t->absorbed = t->after_opendir ||
-				      (attr_stale && (t->after_create ||
-						      (n && (rp_getattr_absorbed(c, &n->rec) ||
-							     rp_getattr_walk(c, &n->rec, parents) ||
-							     rp_getattr_dir_twice(c, &n->rec,
-										  nn ? &nn->rec : NULL,
-										  parents)))));
-			break;
-		}
-		t->absorbed = true;
-		if (n && n->rec.op == FSTAP_OP_READ && n->rec.fh == c->fh)
-			break;
-		for (p = op_prev(t), i = 0; p && i < EOF_SCAN; p = op_prev(p), i++) {
-			if (p->rec.fh != c->fh)
-				continue;
-			if (p->rec.op == FSTAP_OP_READ && p->rec.result >= 0 &&
-			    (uint64_t)p->rec.result < p->rec.size) {
-				t->absorbed = false;
-				t->eof_read = true;
-				c->offset = p->rec.offset + (uint64_t)p->rec.result;
-				c->size = p->rec.size;
-			}
-			break;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/*
  * Appends t to its thread's list and classifies it and the record before
  * it, whose next record it is. Records come here in global start order
  * (from the reorder window), so a thread's records arrive in its own order
@@ -1545,7 +1134,7 @@ static void thread_append(const struct run *r, struct tstate *ts, struct rp_task
 	else
 		ts->head = t;
 	ts->tail = t;
-	if (!t->marker && (q = op_prev(t)))
+	if (!t->marker && (q = rp_op_prev(t)))
 		rp_classify(r->attr_stale, &r->parents, q);	/* its next record came */
 	rp_classify(r->attr_stale, &r->parents, t);
 }
@@ -1589,33 +1178,6 @@ static int stage(struct run *r, struct rp_task *t)
 }
 
 /*
- * Whether staged record t is classified for good: what it stands for no
- * longer depends on records still to come. A lookup depends on its
- * thread's next request, a getattr on the next two (rp_getattr_dir_twice),
- * a write on the end of the split write() it may start (the continuations
- * it takes, rp_merge_split_write); nothing else on later records.
- */
-static bool classified(const struct rp_task *t)
-{
-	const struct rp_task *n;
-
-	if (t->marker || (t->rec.flags & FSTAP_RF_KERNEL))
-		return true;	/* not re-issued as such: nothing to find */
-	switch (t->rec.op) {
-	case FSTAP_OP_LOOKUP:
-		return op_next(t) != NULL;
-	case FSTAP_OP_GETATTR:
-		return (n = op_next(t)) && op_next(n);
-	case FSTAP_OP_WRITE:
-		for (n = t->tnext; n && n->rec.op == FSTAP_OP_WRITE && n->absorbed; n = n->tnext)
-			;
-		return n != NULL;
-	default:
-		return true;
-	}
-}
-
-/*
  * Dispatches the staged records in order, each once it is classified for
  * good or has waited out the lookahead (a thread's last record before it
  * pauses: nothing more may come). All of them at the end.
@@ -1626,7 +1188,7 @@ static int unstage(struct run *r, bool all)
 	int ret;
 
 	while ((t = r->stage_head) &&
-	       (all || classified(t) ||
+	       (all || rp_classified(t) ||
 		sat_add(t->start_ns, r->lookahead) < r->stage_tail->start_ns)) {
 		r->stage_head = t->next;
 		if (!r->stage_head)

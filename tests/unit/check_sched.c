@@ -1,8 +1,10 @@
 /*
- * check_sched.c: the dispatcher's decisions: which lookups the next call's
- * path walk absorbs (a table of cases), option parsing, the hash map, task
- * copies, and whole runs over small traces written with the trace writer:
- * a cross-thread happens-before under every --order, and reordering.
+ * check_sched.c: the dispatcher's decisions: classify.c's rules (which
+ * lookups the next call's path walk absorbs, a table of cases; getattrs;
+ * split writes), option parsing, the hash map (rmap.c), task copies and the
+ * arena (task.c), and whole runs over small traces written with the trace
+ * writer (sched.c): a cross-thread happens-before under every --order,
+ * and reordering.
  */
 #include <check.h>
 #include <errno.h>
