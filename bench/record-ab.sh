@@ -12,7 +12,8 @@
 #   VARIANT           LABEL=FSTAP ARGS...: "FSTAP record -q --snapshot=none
 #                     ARGS BACKING MNT" (ARGS split on blanks; the word TRACE
 #                     in ARGS stands for a trace file in --trace-dir)
-#                     native, pll-never, pll-always: as in record-bench.sh
+#                     native, pll-never, pll-always, pll-auto0: as in
+#                     record-bench.sh
 #   --rounds N        rounds (default 3)
 #   --files N         files (default 20000; pll-* at most 15000)
 #   --dirs N          directories (default 100)
@@ -117,9 +118,10 @@ for r in $(seq "$ROUNDS"); do
 		mkdir -p "$B" "$M"
 		case $v in
 		native) dir=$B ;;
-		pll-never|pll-always)
+		pll-never|pll-always|pll-auto0)
 			o=cache=never
 			[ "$v" = pll-always ] && o=cache=always,writeback
+			[ "$v" = pll-auto0 ] && o=cache=auto,timeout=0
 			[ "$n" -gt 15000 ] && n=15000
 			$TS "$PLL" -f -o allow_other,source="$B",$o "$M" 2>/dev/null &
 			DPID=$! ;;

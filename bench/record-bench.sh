@@ -15,6 +15,9 @@
 #   pll-never       libfuse 3's example/passthrough_ll.c, -o cache=never
 #                   (timeouts 0), built from /usr/share/doc/libfuse3-dev/examples
 #   pll-always      the same, -o cache=always -o writeback (kernel caching)
+#   pll-auto0       the same, -o cache=auto -o timeout=0: page cache, no
+#                   direct_io, no keep_cache, no writeback, timeouts 0 (the
+#                   caching of --cache=all and calls; not in the default list)
 #
 # each both pinned (taskset -c 0 for the file system daemon and the workload)
 # and unpinned, interleaved round-robin (round 1: every variant pinned, then
@@ -144,9 +147,10 @@ run_set() {
 		dir=$B log=$WORK/lfs.log
 		$ts loggedfs -f -l "$log" "$B" >/dev/null 2>&1 &
 		DPID=$! ;;
-	pll-never|pll-always)
+	pll-never|pll-always|pll-auto0)
 		local o=cache=never
 		[ $v = pll-always ] && o=cache=always,writeback
+		[ $v = pll-auto0 ] && o=cache=auto,timeout=0
 		[ "$files" -gt "$PLL_FILES" ] && files=$PLL_FILES
 		$ts "$PLL" -f -o allow_other,source="$B",$o "$M" 2>"$WORK/pll.log" &
 		DPID=$! ;;
