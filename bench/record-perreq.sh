@@ -1,6 +1,6 @@
 #!/bin/bash
-# record-perreq.sh: what one file of mdphase's create, stat and open+read
-# phases costs the FUSE daemon, in measures that the noise of a shared
+# record-perreq.sh: what one file of mdphase's create, stat, open+read and
+# unlink phases costs the FUSE daemon, in measures that the noise of a shared
 # machine does not move: context switches of the daemon's threads (sum of
 # voluntary and involuntary, /proc/PID/task/*/status), its system calls
 # (strace -c -f -p, with --strace) and its instructions (with --instr: the
@@ -12,8 +12,8 @@
 #
 # The phases, on a fresh mount, FILES files in DIRS directories: create
 # (open O_CREAT|O_EXCL, write 4 KiB, close), stat, open+read 4 KiB+close,
-# each preceded by sync and, for open+read, by drop_caches (as mdphase -S
-# with a cold read). The driver is a small Python loop, pinned with the
+# unlink, each preceded by sync and, for open+read, by drop_caches (as
+# mdphase -S with a cold read). The driver is a small Python loop, pinned with the
 # daemon to one vCPU (taskset -c 0) unless --unpinned. Figures are per FILE
 # (divide by the requests per file that the trace shows for the mode).
 #
@@ -102,6 +102,9 @@ if ph == "create":
 elif ph == "stat":
     for p in names:
         os.stat(p)
+elif ph == "unlink":
+    for p in names:
+        os.unlink(p)
 else:
     for p in names:
         fd = os.open(p, os.O_RDONLY)
@@ -111,7 +114,7 @@ PY
 }
 
 printf "%-9s %8s %12s %10s %10s\n" phase files csw/file cpu_us/file instr/file
-for ph in create stat openread; do
+for ph in create stat openread unlink; do
 	sync
 	[ $ph = openread ] && echo 3 >/proc/sys/vm/drop_caches
 	if [ -n "$STRACE" ]; then
