@@ -21,7 +21,8 @@ fstap_LDADD += libreplay.a $(FSTAP_LIBS) -lm
 
 REPLAY_UNIT_LDADD = libreplay.a $(UNIT_LDADD) -lm
 REPLAY_UNIT_TESTS = tests/unit/check_stats tests/unit/check_timing \
-	tests/unit/check_sched tests/unit/check_exec
+	tests/unit/check_classify tests/unit/check_task tests/unit/check_sched \
+	tests/unit/check_exec
 UNIT_TESTS += $(REPLAY_UNIT_TESTS)
 check_PROGRAMS += $(REPLAY_UNIT_TESTS)
 TESTS += $(REPLAY_UNIT_TESTS)
@@ -35,6 +36,16 @@ tests_unit_check_timing_SOURCES = tests/unit/check_timing.c
 tests_unit_check_timing_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
 tests_unit_check_timing_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_timing_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_classify_SOURCES = tests/unit/check_classify.c
+tests_unit_check_classify_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_classify_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_classify_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_task_SOURCES = tests/unit/check_task.c
+tests_unit_check_task_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_task_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_task_LDADD = $(REPLAY_UNIT_LDADD)
 
 tests_unit_check_sched_SOURCES = tests/unit/check_sched.c
 tests_unit_check_sched_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
