@@ -15,6 +15,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fixtures.h"
 #include "replay_i.h"
 
 START_TEST(test_exec_table_complete)
@@ -37,11 +38,6 @@ START_TEST(test_exec_table_complete)
 	}
 }
 END_TEST
-
-static struct fstap_bytes B(const char *s)
-{
-	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
-}
 
 START_TEST(test_exec_name_and_path_checks)
 {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "fstap/pathmap.h"
 
 static struct fstap_pathmap *pm;
@@ -22,11 +23,6 @@ static void setup(void)
 static void teardown(void)
 {
 	fstap_pathmap_free(pm);
-}
-
-static struct fstap_bytes B(const char *s)
-{
-	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
 }
 
 static void apply(unsigned op, uint64_t obj, const char *name, uint64_t child,

@@ -17,12 +17,8 @@
 #include <unistd.h>
 
 #include "fstap/trace.h"
+#include "fixtures.h"
 #include "replay_i.h"
-
-static struct fstap_bytes B(const char *s)
-{
-	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
-}
 
 
 /* ---- the classification within a run: per thread, in start order ------- */

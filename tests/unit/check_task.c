@@ -11,12 +11,8 @@
 #include <string.h>
 
 #include "fstap/trace.h"
+#include "fixtures.h"
 #include "replay_i.h"
-
-static struct fstap_bytes B(const char *s)
-{
-	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
-}
 
 /* The arena: blocks reused once empty, out-of-order releases, large allocations. */
 START_TEST(test_task_arena)

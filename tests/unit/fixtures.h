@@ -8,6 +8,14 @@
 
 #include "fstap/trace.h"
 
+#include <string.h>
+
+/* A name as a record holds it (not copied): the tests' shorthand. */
+static inline struct fstap_bytes B(const char *s)
+{
+	return (struct fstap_bytes){ (const uint8_t *)s, (uint32_t)strlen(s) };
+}
+
 /* Storage for the pointers a fixture record holds. */
 struct fixture {
 	struct fstap_rec rec;
