@@ -17,7 +17,8 @@
  *
  * Inodes without an open descriptor are reached through the O_PATH
  * descriptor cache (inode.c); calls that do not accept an O_PATH descriptor
- * (chmod, truncate, xattrs, access) go through /proc/self/fd/N.
+ * (chmod, truncate, access) go through /proc/self/fd/N, and xattr calls
+ * through a descriptor opened for them where they can (xattr_target_get).
  */
 #include <dirent.h>
 #include <linux/limits.h>
@@ -695,43 +696,99 @@ int pt_access(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri, int 
 }
 
 /*
- * xattr calls take a path: /proc/self/fd/N reaches the inode itself. For a
- * symlink (an O_PATH descriptor opened with O_NOFOLLOW), following the /proc
- * magic link lands on the symlink itself, not on its target, so its own
- * xattrs (trusted.*, security.*) are served like any other inode's. The VFS
- * has already refused user.* on symlinks and trusted.* to unprivileged
- * callers (xattr_permission), before the request reached us.
+ * The inode an xattr call works on. Regular files and directories known by
+ * a file handle are opened for reading (open_by_handle_at) and served with
+ * the f*xattr calls: an open, the call and a close take about 0.7 us here,
+ * where resolving the /proc/self/fd/N magic link alone takes about 3 us, and
+ * the kernel asks for security.capability before every write. The open is
+ * non-blocking, so a lease that another process holds on the backing file
+ * makes it fail at once instead of waiting. Other types (a FIFO or a device
+ * must not be opened), pinned inodes and a failed open go through
+ * /proc/self/fd/N of the O_PATH descriptor. For a symlink (opened with
+ * O_NOFOLLOW), following the magic link lands on the symlink itself, not on
+ * its target, so its own xattrs (trusted.*, security.*) are served like any
+ * other inode's. The VFS has already refused user.* on symlinks and
+ * trusted.* to unprivileged callers (xattr_permission), before the request
+ * reached us.
  */
+struct xattr_target {
+	int fd;			/* an open descriptor, or -1: use path */
+	const char *path;	/* /proc/self/fd/N of the lease's descriptor */
+	struct fdlease l;
+	struct procpath pp;
+};
+
+static int xattr_target_get(struct pt_fs *fs, struct rinode *ri, struct xattr_target *x)
+{
+	int ret;
+
+	x->fd = -1;
+	x->path = NULL;
+	x->l.fd = -1;
+	if (ri->handle && (ri->type == S_IFREG || ri->type == S_IFDIR)) {
+		x->fd = open_by_handle_at(fs->it.mount_fd, ri->handle,
+					  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (x->fd >= 0)
+			return 0;
+	}
+	ret = fdc_get(&fs->it, ri, &x->l);
+	if (ret < 0)
+		return ret;
+	x->path = procpath(&x->pp, x->l.fd);
+	return 0;
+}
+
+static void xattr_target_put(struct pt_fs *fs, struct xattr_target *x)
+{
+	if (x->fd >= 0)
+		close(x->fd);
+	else
+		fdc_put(&fs->it, &x->l);
+}
+
+static ssize_t xt_get(struct xattr_target *x, const char *name, void *value, size_t size)
+{
+	ssize_t n = x->fd >= 0 ? fgetxattr(x->fd, name, value, size)
+			       : getxattr(x->path, name, value, size);
+
+	return n < 0 ? -errno : n;
+}
+
+static ssize_t xt_list(struct xattr_target *x, char *list, size_t size)
+{
+	ssize_t n = x->fd >= 0 ? flistxattr(x->fd, list, size) : listxattr(x->path, list, size);
+
+	return n < 0 ? -errno : n;
+}
+
 int pt_setxattr(struct pt_fs *fs, struct rinode *ri, const char *name, const void *value,
 		size_t size, int flags)
 {
-	struct procpath pp;
-	struct fdlease l;
+	struct xattr_target x;
 	int ret;
 
-	ret = fdc_get(&fs->it, ri, &l);
+	ret = xattr_target_get(fs, ri, &x);
 	if (ret < 0)
 		return ret;
-	ret = setxattr(procpath(&pp, l.fd), name, value, size, flags) < 0 ? -errno : 0;
-	fdc_put(&fs->it, &l);
+	ret = x.fd >= 0 ? fsetxattr(x.fd, name, value, size, flags)
+			: setxattr(x.path, name, value, size, flags);
+	ret = ret < 0 ? -errno : 0;
+	xattr_target_put(fs, &x);
 	return ret;
 }
 
 ssize_t pt_getxattr(struct pt_fs *fs, struct rinode *ri, const char *name, void *value,
 		    size_t size)
 {
-	struct procpath pp;
-	struct fdlease l;
+	struct xattr_target x;
 	ssize_t n;
 	int ret;
 
-	ret = fdc_get(&fs->it, ri, &l);
+	ret = xattr_target_get(fs, ri, &x);
 	if (ret < 0)
 		return ret;
-	n = getxattr(procpath(&pp, l.fd), name, value, size);
-	if (n < 0)
-		n = -errno;
-	fdc_put(&fs->it, &l);
+	n = xt_get(&x, name, value, size);
+	xattr_target_put(fs, &x);
 	return n;
 }
 
@@ -760,26 +817,23 @@ ssize_t pt_listxattr(struct pt_fs *fs, const struct pt_cred *c, struct rinode *r
 		     char *list, size_t size)
 {
 	char all[XATTR_LIST_MAX];
-	struct procpath pp;
-	struct fdlease l;
+	struct xattr_target x;
 	ssize_t n;
 	int ret;
 
-	ret = fdc_get(&fs->it, ri, &l);
+	ret = xattr_target_get(fs, ri, &x);
 	if (ret < 0)
 		return ret;
 	if (!c || c->uid == 0 || !pt_is_root) {
-		n = listxattr(procpath(&pp, l.fd), list, size);
-		if (n < 0)
-			n = -errno;
-		fdc_put(&fs->it, &l);
+		n = xt_list(&x, list, size);
+		xattr_target_put(fs, &x);
 		return n;
 	}
 	/* an unprivileged caller: the whole list, filtered, then sized */
-	n = listxattr(procpath(&pp, l.fd), all, sizeof(all));
-	fdc_put(&fs->it, &l);
+	n = xt_list(&x, all, sizeof(all));
+	xattr_target_put(fs, &x);
 	if (n < 0)
-		return -errno;
+		return n;
 	n = (ssize_t)drop_trusted(all, (size_t)n);
 	if (size == 0)
 		return n;
@@ -791,15 +845,15 @@ ssize_t pt_listxattr(struct pt_fs *fs, const struct pt_cred *c, struct rinode *r
 
 int pt_removexattr(struct pt_fs *fs, struct rinode *ri, const char *name)
 {
-	struct procpath pp;
-	struct fdlease l;
+	struct xattr_target x;
 	int ret;
 
-	ret = fdc_get(&fs->it, ri, &l);
+	ret = xattr_target_get(fs, ri, &x);
 	if (ret < 0)
 		return ret;
-	ret = removexattr(procpath(&pp, l.fd), name) < 0 ? -errno : 0;
-	fdc_put(&fs->it, &l);
+	ret = x.fd >= 0 ? fremovexattr(x.fd, name) : removexattr(x.path, name);
+	ret = ret < 0 ? -errno : 0;
+	xattr_target_put(fs, &x);
 	return ret;
 }
 

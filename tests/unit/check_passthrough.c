@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,50 @@ START_TEST(test_passthrough_setattr_and_xattrs)
 END_TEST
 
 /* A symlink's own trusted.* xattrs (root only), not its target's. */
+/*
+ * xattrs on every type of inode: regular files and directories are opened
+ * for the call (also a file of mode 0, and one under another process's write
+ * lease, where the non-blocking open fails and the path is used); a FIFO is
+ * never opened (an open for reading would wait for a writer).
+ */
+START_TEST(test_passthrough_xattrs_each_type)
+{
+	struct pt_entry f, d, p;
+	char val[16], path[128];
+	uint64_t fh;
+	int lfd;
+
+	if (geteuid() != 0)
+		return;		/* trusted.* on a FIFO needs CAP_SYS_ADMIN */
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "f0", 0000, O_RDONLY, &f, &fh), 0);
+	pt_release(fh);
+	ck_assert_int_eq(pt_setxattr(&fs, f.ri, "user.k", "v", 1, 0), 0);
+	ck_assert_int_eq(pt_getxattr(&fs, f.ri, "user.k", val, sizeof(val)), 1);
+	ck_assert_int_eq(pt_mkdir(&fs, NULL, pt_root(&fs), "d", 0700, &d), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, d.ri, "user.d", "dv", 2, XATTR_CREATE), 0);
+	ck_assert_int_eq(pt_getxattr(&fs, d.ri, "user.d", val, sizeof(val)), 2);
+	ck_assert_int_eq(pt_listxattr(&fs, NULL, d.ri, NULL, 0), 7);
+	ck_assert_int_eq(pt_removexattr(&fs, d.ri, "user.d"), 0);
+	ck_assert_int_eq(pt_mknod(&fs, NULL, pt_root(&fs), "fifo", S_IFIFO | 0644, 0, &p), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, p.ri, "trusted.p", "pv", 2, 0), 0);
+	ck_assert_int_eq(pt_getxattr(&fs, p.ri, "trusted.p", val, sizeof(val)), 2);
+	ck_assert(!memcmp(val, "pv", 2));
+	ck_assert_int_eq(pt_removexattr(&fs, p.ri, "trusted.p"), 0);
+	/* a write lease on the backing file: the open would break it */
+	signal(SIGIO, SIG_IGN);
+	snprintf(path, sizeof(path), "%s/lease", tmpdir);
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "lease", 0644, O_RDONLY, &f, &fh), 0);
+	pt_release(fh);
+	lfd = open(path, O_RDONLY);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(fcntl(lfd, F_SETLEASE, F_WRLCK), 0);
+	ck_assert_int_eq(pt_setxattr(&fs, f.ri, "user.l", "lv", 2, 0), 0);
+	ck_assert_int_eq(pt_getxattr(&fs, f.ri, "user.l", val, sizeof(val)), 2);
+	ck_assert_int_eq(fcntl(lfd, F_SETLEASE, F_UNLCK), 0);
+	close(lfd);
+}
+END_TEST
+
 START_TEST(test_passthrough_symlink_xattrs)
 {
 	struct pt_entry e, t;
@@ -338,6 +383,7 @@ static Suite *passthrough_suite(void)
 	tcase_add_test(tc, test_passthrough_rename_flags_link_symlink);
 	tcase_add_test(tc, test_passthrough_setattr_and_xattrs);
 	tcase_add_test(tc, test_passthrough_symlink_xattrs);
+	tcase_add_test(tc, test_passthrough_xattrs_each_type);
 	tcase_add_test(tc, test_passthrough_setattr_ctime_only);
 	tcase_add_test(tc, test_passthrough_readdir_order);
 	tcase_add_test(tc, test_passthrough_fd_cache_bounded);
