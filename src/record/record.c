@@ -148,6 +148,7 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 	json_object_set_new(rec, "direct_io", json_boolean(s->direct_io));
 	json_object_set_new(rec, "keep_cache", json_boolean(s->keep_cache));
 	json_object_set_new(rec, "writeback_cache", json_boolean(s->writeback));
+	json_object_set_new(rec, "flush_read_only", json_boolean(s->flush_read_only));
 	json_object_set_new(rec, "threads", json_integer(threads));
 	json_object_set_new(rec, "chunk_size", json_integer(CHUNK_SIZE));
 	/* Readers size their reorder window from it (include/fstap/sort.h). */

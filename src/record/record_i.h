@@ -320,6 +320,7 @@ struct rec_session {
 	double entry_timeout, attr_timeout, neg_timeout;
 	double dir_attr_timeout;	/* attr_timeout of directories */
 	bool direct_io, keep_cache, writeback;
+	bool flush_read_only;	/* false: read-only opens get FOPEN_NOFLUSH */
 	bool splice_reply;	/* FUSE_CAP_SPLICE_WRITE: reads are replied from a pipe */
 	atomic_ullong nreq;	/* requests served, for the status line */
 };

@@ -31,6 +31,29 @@ done
 n_all=$(jq_count ".op == \"lookup\" and .pid == $wpid_all" "$T/all.jsonl")
 n_calls=$(jq_count ".op == \"lookup\" and .pid == $wpid_calls" "$T/calls.jsonl")
 [ "$n_all" -gt "$n_calls" ] || fail "--cache=all sees no more lookups ($n_all) than calls ($n_calls)"
+# close(): a descriptor opened for writing is flushed in every mode; one
+# opened read-only only in all and kernel (FOPEN_NOFLUSH in calls and
+# direct, where its close is the RELEASE alone); the read-only open of
+# d/f is released either way
+closes() {	# MODE ACCESS: "FLUSHES RELEASES" of the workload's opens with ACCESS
+	jq -s -r --argjson pid "$(eval echo \$wpid_$1)" --argjson acc "$2" '
+		[.[] | select(.op == "open" and .pid == $pid and .res == 0 and
+		     (.flags % 4) == $acc) | .fh] as $fhs |
+		"\([.[] | select(.op == "flush" and (.fh as $f | $fhs | index($f)))] | length) " +
+		"\([.[] | select(.op == "release" and (.fh as $f | $fhs | index($f)))] | length)"' \
+		"$T/$1.jsonl"
+}
+for mode in all calls direct kernel; do
+	ro=$(closes $mode 0) rw=$(closes $mode 2)
+	case $mode in calls|direct) want_ro="0 ${ro#* }" ;; *) want_ro="${ro#* } ${ro#* }" ;; esac
+	[ "${ro#* }" -ge 1 ] && [ "$ro" = "$want_ro" ] ||
+		fail "--cache=$mode: read-only opens: flushes and releases '$ro', expected '$want_ro'"
+	[ "${rw%% *}" -ge 1 ] && [ "${rw%% *}" -ge "${rw#* }" ] ||
+		fail "--cache=$mode: read-write opens: flushes and releases '$rw'"
+	[ "$(head -1 "$T/$mode.jsonl" | jq -r .metadata.recorder.flush_read_only)" = \
+		"$(case $mode in calls|direct) echo false ;; *) echo true ;; esac)" ] ||
+		fail "--cache=$mode: flush_read_only in the metadata"
+done
 # kernel: the write arrives from the writeback cache, flagged as the kernel's
 [ "$(jq_count '.op == "write" and .kernel == true' "$T/kernel.jsonl")" -ge 1 ] ||
 	fail "--cache=kernel: no kernel-flagged writeback write"
