@@ -13,3 +13,42 @@ daemon_stop() {
 	wait "$pid" 2>/dev/null
 	return 0
 }
+
+# fs_settle SECONDS: sync, then wait SECONDS (0: no wait). After a mass
+# deletion on ext4 without a journal, which the root file system of the VM
+# of docs/PERFORMANCE.md is, creating files is 10 to 60 times slower for
+# about 35 s: ext4 does not reuse an inode deleted less than
+# dirty_expire_centisecs/100 (30) seconds ago (5 more while its inode table
+# block is dirty), and finding a free inode reads past every one of them
+# (recently_deleted, find_inode_bit and the block lookups they make: three
+# quarters of the samples of a 20 000-file create 8 s after a 20 000-file
+# unlink, at 4 700 files/s instead of 48 000-52 000). A create phase that follows another run's unlink phase within
+# that window is timed at random. fs_image_up avoids it altogether.
+fs_settle() {
+	[ "${1:-0}" != 0 ] || return 0
+	sync
+	sleep "$1"
+}
+
+# fs_image_up DIR SIZE_MIB: makes an ext4 file system (mkfs.ext4's defaults,
+# with a journal, no discard) in DIR/fs.img, attaches it to a loop device
+# with direct I/O (no second page cache in the host file system), and mounts
+# it on DIR/fs. Sets FS_IMAGE_DEV and FS_IMAGE_MNT. fs_image_down undoes it
+# (safe to call twice, and when fs_image_up failed half-way).
+FS_IMAGE_DEV= FS_IMAGE_MNT=
+fs_image_up() {
+	local img=$1/fs.img
+	rm -f "$img"
+	truncate -s "${2}M" "$img" && mkfs.ext4 -q -F "$img" || return 1
+	FS_IMAGE_DEV=$(losetup --direct-io=on -f --show "$img") || return 1
+	mkdir -p "$1/fs"
+	mount "$FS_IMAGE_DEV" "$1/fs" || { fs_image_down; return 1; }
+	FS_IMAGE_MNT=$1/fs
+}
+fs_image_down() {
+	if [ -n "$FS_IMAGE_MNT" ] && mountpoint -q "$FS_IMAGE_MNT"; then
+		umount "$FS_IMAGE_MNT" || umount -l "$FS_IMAGE_MNT"
+	fi
+	[ -n "$FS_IMAGE_DEV" ] && losetup -d "$FS_IMAGE_DEV" 2>/dev/null
+	FS_IMAGE_DEV= FS_IMAGE_MNT=
+}

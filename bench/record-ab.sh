@@ -18,6 +18,12 @@
 #   --files N         files (default 20000; pll-* at most 15000)
 #   --dirs N          directories (default 100)
 #   --sync            mdphase -S: sync before each phase
+#   --image MIB       run on an ext4 file system made for the run in a
+#                     MIB-MiB image in WORK (default 4096; 0: on WORK's own
+#                     file system; see record-bench.sh)
+#   --settle SECONDS  sync and wait SECONDS after deleting the previous run's
+#                     files (default 0 with --image, 36 without; see
+#                     record-bench.sh)
 #   --set SET         md (default) or data: sequential write + fsync of
 #                     --data-mib MiB, cold read after drop_caches, warm read
 #   --data-mib N      size of the data set (default 512)
@@ -30,7 +36,7 @@
 #   --ratio A/B       also print the per-round ratio of rates of label A to B
 #                     (repeatable)
 #   --work DIR        scratch directory (default /var/tmp/fstap-record-ab)
-#   --trace-dir DIR   where TRACE goes (default WORK)
+#   --trace-dir DIR   where TRACE goes (default: the file system under test)
 #   --mdphase PATH    default ./mdphase
 #
 # example (trace on the same disk vs on tmpfs vs none):
@@ -43,7 +49,7 @@
 #     --ratio old/pll-never "old=/tmp/old/fstap -o TRACE --cache=calls" \
 #     "new=./fstap -o TRACE --cache=calls" pll-never
 set -u
-ROUNDS=3 FILES=20000 DIRS=100 SYNC= WORK=/var/tmp/fstap-record-ab TDIR= MDPHASE=./mdphase
+ROUNDS=3 FILES=20000 DIRS=100 SYNC= SETTLE= IMAGE=4096 WORK=/var/tmp/fstap-record-ab TDIR= MDPHASE=./mdphase
 SET=md DATA_MIB=512 PIN=pinned SHUFFLE=
 RATIOS=()
 VARS=()
@@ -53,6 +59,8 @@ while [ $# -gt 0 ]; do
 	--files) FILES=$2; shift ;;
 	--dirs) DIRS=$2; shift ;;
 	--sync) SYNC=-S ;;
+	--settle) SETTLE=$2; shift ;;
+	--image) IMAGE=$2; shift ;;
 	--set) SET=$2; shift ;;
 	--data-mib) DATA_MIB=$2; shift ;;
 	--pin) PIN=$2; shift ;;
@@ -81,17 +89,23 @@ esac
 [ "$(id -u)" = 0 ] || { echo "record-ab.sh: needs root" >&2; exit 1; }
 MDPHASE=$(readlink -f "$MDPHASE")
 mkdir -p "$WORK" || exit 1
-TDIR=${TDIR:-$WORK}
-B=$WORK/back M=$WORK/mnt RES=$WORK/ab.tsv
-: >"$RES"
-DPID=
+DPID= M=$WORK/mnt
 . "$(dirname "$0")/lib-daemon.sh"
 cleanup() {	# unmount, let the daemon finish (the trace's footer), else stop it
 	daemon_stop "$M" "$DPID" 100
 	DPID=
 }
-trap 'cleanup; exit 130' INT TERM
-trap cleanup EXIT
+trap 'cleanup; fs_image_down; exit 130' INT TERM
+trap 'cleanup; fs_image_down' EXIT
+BASE=$WORK
+if [ "$IMAGE" != 0 ]; then
+	fs_image_up "$WORK" "$IMAGE" || { echo "record-ab.sh: cannot make the ext4 image" >&2; exit 1; }
+	BASE=$FS_IMAGE_MNT
+fi
+[ -n "$SETTLE" ] || { [ "$IMAGE" = 0 ] && SETTLE=36 || SETTLE=0; }
+TDIR=${TDIR:-$BASE}
+B=$BASE/back RES=$WORK/ab.tsv
+: >"$RES"
 
 PLL=
 EX=/usr/share/doc/libfuse3-dev/examples
@@ -115,6 +129,7 @@ for r in $(seq "$ROUNDS"); do
 		v=${VARS[$k]}
 		label=${v%%=*} dir=$M n=$FILES
 		rm -rf "$B" "$TDIR/ab.trace"
+		fs_settle "$SETTLE"
 		mkdir -p "$B" "$M"
 		case $v in
 		native) dir=$B ;;

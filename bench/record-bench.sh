@@ -18,6 +18,10 @@
 #   pll-auto0       the same, -o cache=auto -o timeout=0: page cache, no
 #                   direct_io, no keep_cache, no writeback, timeouts 0 (the
 #                   caching of --cache=all and calls; not in the default list)
+#   pll-*-dp        a pll variant mounted with default_permissions, as fstap
+#                   always is with allow_other (the kernel then checks access
+#                   with fresh attributes: one GETATTR more per unlink, for
+#                   one); not in the default list
 #
 # each both pinned (taskset -c 0 for the file system daemon and the workload)
 # and unpinned, interleaved round-robin (round 1: every variant pinned, then
@@ -35,13 +39,24 @@
 #                     write-back of the files created does not land in a
 #                     later phase's time at random
 #   --pin LIST        pinned,unpinned (default both)
+#   --image MIB       run on an ext4 file system made for the run (mkfs.ext4
+#                     defaults, with a journal) in a MIB-MiB image in WORK, on
+#                     a loop device with direct I/O (default 4096; 0: on
+#                     WORK's own file system). The native variant is that
+#                     file system.
+#   --settle SECONDS  sync and wait SECONDS after deleting the previous run's
+#                     files, before mounting (default 0 with --image, 36
+#                     without: on ext4 without a journal, creating files is
+#                     many times slower for about 35 s after a mass deletion;
+#                     bench/lib-daemon.sh, fs_settle)
 #   --shuffle         run the variants of each round and pinning in a new
 #                     random order (logged on stderr): a cold read's rate
 #                     can depend on what the run before it left in memory (see
 #                     docs/PERFORMANCE.md, "Follow-up 5"), so that a variant
 #                     does not always run after the same one
-#   --work DIR        scratch directory on the file system under test
-#                     (default /var/tmp/fstap-record-bench; emptied)
+#   --work DIR        scratch directory (the image is made in it; without
+#                     --image, on the file system under test; default
+#                     /var/tmp/fstap-record-bench; emptied)
 #   --fstap PATH      the fstap binary (default ./fstap)
 #   --mdphase PATH    the mdphase binary (default ./mdphase)
 #   --out DIR         where results.tsv and summary.md go (default WORK/out)
@@ -52,12 +67,14 @@
 #
 # Needs root (mounts, allow_other, drop_caches). On the 2-vCPU VM of
 # docs/PERFORMANCE.md a round takes about 6 minutes: the default (2 rounds)
-# about 12, --rounds 3 about 18; --files 5000 --data-mib 128 about a quarter.
+# about 12, --rounds 3 about 18; --files 5000 --data-mib 128 about a quarter;
+# the settle adds SECONDS per variant, pinning and set.
 set -u
+. "$(dirname "$0")/lib-daemon.sh"
 ROUNDS=2 FILES=20000 DIRS=100 DATA_MIB=512 PLL_FILES=${PLL_FILES:-15000}
 VARIANTS=native,notrace-calls,all,calls,direct,notrace-kernel,kernel,loggedfs,pll-never,pll-always
 PINS=pinned,unpinned SETS=md,data MDSYNC= SHUFFLE=
-WORK=/var/tmp/fstap-record-bench FSTAP=./fstap MDPHASE=./mdphase OUT=
+WORK=/var/tmp/fstap-record-bench FSTAP=./fstap MDPHASE=./mdphase OUT= SETTLE= IMAGE=4096
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
@@ -69,6 +86,8 @@ while [ $# -gt 0 ]; do
 	--sets) SETS=$2; shift ;;
 	--sync) MDSYNC=-S ;;
 	--shuffle) SHUFFLE=1 ;;
+	--settle) SETTLE=$2; shift ;;
+	--image) IMAGE=$2; shift ;;
 	--work) WORK=$2; shift ;;
 	--fstap) FSTAP=$2; shift ;;
 	--mdphase) MDPHASE=$2; shift ;;
@@ -83,9 +102,15 @@ FSTAP=$(readlink -f "$FSTAP") MDPHASE=$(readlink -f "$MDPHASE")
 [ -x "$MDPHASE" ] || { echo "record-bench.sh: no mdphase at $MDPHASE" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "record-bench.sh: needs root" >&2; exit 1; }
 OUT=${OUT:-$WORK/out}
-B=$WORK/back M=$WORK/mnt
 mkdir -p "$WORK" "$OUT" || exit 1
 RES=$OUT/results.tsv
+BASE=$WORK
+if [ "$IMAGE" != 0 ]; then
+	fs_image_up "$WORK" "$IMAGE" || { echo "record-bench.sh: cannot make the ext4 image" >&2; exit 1; }
+	BASE=$FS_IMAGE_MNT
+fi
+[ -n "$SETTLE" ] || { [ "$IMAGE" = 0 ] && SETTLE=36 || SETTLE=0; }
+B=$BASE/back M=$WORK/mnt
 
 DPID=
 MOUNTED=
@@ -98,8 +123,8 @@ cleanup() {
 	fi
 	DPID= MOUNTED=
 }
-trap 'cleanup; exit 130' INT TERM
-trap cleanup EXIT
+trap 'cleanup; fs_image_down; exit 130' INT TERM
+trap 'cleanup; fs_image_down' EXIT
 
 # passthrough_ll, if libfuse's examples are installed
 PLL=
@@ -127,12 +152,13 @@ wait_mount() {	# wait for $1 to become a mount point (10 s)
 
 # run_set VARIANT PIN SET ROUND: one mount, one set, lines to $RES
 run_set() {
-	local v=$1 pin=$2 set=$3 round=$4 ts= dir=$M files=$FILES log=$WORK/trace
+	local v=$1 pin=$2 set=$3 round=$4 ts= dir=$M files=$FILES log=$BASE/trace
 	local args
 	[ "$pin" = pinned ] && ts="taskset -c 0"
 	[ "$set" = md ] && args="$MDSYNC -m -n" || args="-D -n"
 	case $v in *-shm) log=/dev/shm/fstap-record-bench.trace ;; esac
-	rm -rf "$B" "$log" "$WORK/lfs.log"
+	rm -rf "$B" "$log" "$BASE/lfs.log"
+	fs_settle "$SETTLE"
 	mkdir -p "$B" "$M"
 	case $v in
 	native)
@@ -144,13 +170,13 @@ run_set() {
 		$ts "$FSTAP" record -q --snapshot=none -o "$log" --cache=${v%-shm} "$B" "$M" &
 		DPID=$! ;;
 	loggedfs)
-		dir=$B log=$WORK/lfs.log
+		dir=$B log=$BASE/lfs.log
 		$ts loggedfs -f -l "$log" "$B" >/dev/null 2>&1 &
 		DPID=$! ;;
-	pll-never|pll-always|pll-auto0)
+	pll-never|pll-always|pll-auto0|pll-never-dp|pll-always-dp|pll-auto0-dp)
 		local o=cache=never
-		[ $v = pll-always ] && o=cache=always,writeback
-		[ $v = pll-auto0 ] && o=cache=auto,timeout=0
+		case $v in pll-always*) o=cache=always,writeback ;; pll-auto0*) o=cache=auto,timeout=0 ;; esac
+		case $v in *-dp) o=$o,default_permissions ;; esac
 		[ "$files" -gt "$PLL_FILES" ] && files=$PLL_FILES
 		$ts "$PLL" -f -o allow_other,source="$B",$o "$M" 2>"$WORK/pll.log" &
 		DPID=$! ;;
@@ -187,8 +213,8 @@ run_set() {
 printf 'round\tpin\tvariant\tset\tphase\tops\tseconds\trate\ttrace_bytes\ttrace_records\n' >"$RES"
 START=$(date +%s)
 {
-	echo "# $(date -u +%FT%TZ) $(uname -r) nproc=$(nproc) files=$FILES dirs=$DIRS data_mib=$DATA_MIB rounds=$ROUNDS sets=$SETS sync=${MDSYNC:-no} shuffle=${SHUFFLE:-no} pll_files=$PLL_FILES"
-	echo "# fstap $("$FSTAP" --version 2>/dev/null | head -1); backing $(df -T "$WORK" | awk 'NR==2{print $2" on "$1}')"
+	echo "# $(date -u +%FT%TZ) $(uname -r) nproc=$(nproc) files=$FILES dirs=$DIRS data_mib=$DATA_MIB rounds=$ROUNDS sets=$SETS sync=${MDSYNC:-no} settle=$SETTLE shuffle=${SHUFFLE:-no} pll_files=$PLL_FILES"
+	echo "# fstap $("$FSTAP" --version 2>/dev/null | head -1); backing $(df -T "$BASE" | awk 'NR==2{print $2" on "$1}')"
 } >"$OUT/env.txt"
 for r in $(seq "$ROUNDS"); do
 	for pin in ${PINS//,/ }; do
