@@ -12,8 +12,8 @@
 #   VARIANT           LABEL=FSTAP ARGS...: "FSTAP record -q --snapshot=none
 #                     ARGS BACKING MNT" (ARGS split on blanks; the word TRACE
 #                     in ARGS stands for a trace file in --trace-dir)
-#                     native, pll-never, pll-always, pll-auto0: as in
-#                     record-bench.sh
+#                     native, loggedfs, pll-never, pll-always, pll-auto0: as
+#                     in record-bench.sh
 #   --rounds N        rounds (default 3)
 #   --files N         files (default 20000; pll-* at most 15000)
 #   --dirs N          directories (default 100)
@@ -89,11 +89,11 @@ esac
 [ "$(id -u)" = 0 ] || { echo "record-ab.sh: needs root" >&2; exit 1; }
 MDPHASE=$(readlink -f "$MDPHASE")
 mkdir -p "$WORK" || exit 1
-DPID= M=$WORK/mnt
+DPID= DMNT= M=$WORK/mnt
 . "$(dirname "$0")/lib-daemon.sh"
 cleanup() {	# unmount, let the daemon finish (the trace's footer), else stop it
-	daemon_stop "$M" "$DPID" 100
-	DPID=
+	daemon_stop "${DMNT:-$M}" "$DPID" 100
+	DPID= DMNT=
 }
 trap 'cleanup; fs_image_down; exit 130' INT TERM
 trap 'cleanup; fs_image_down' EXIT
@@ -133,6 +133,10 @@ for r in $(seq "$ROUNDS"); do
 		mkdir -p "$B" "$M"
 		case $v in
 		native) dir=$B ;;
+		loggedfs)	# mounted over the backing directory itself
+			dir=$B DMNT=$B
+			$TS loggedfs -f -l "$WORK/lfs.log" "$B" >/dev/null 2>&1 &
+			DPID=$! ;;
 		pll-never|pll-always|pll-auto0)
 			o=cache=never
 			[ "$v" = pll-always ] && o=cache=always,writeback
@@ -148,12 +152,12 @@ for r in $(seq "$ROUNDS"); do
 		*) echo "record-ab.sh: bad variant $v" >&2; exit 2 ;;
 		esac
 		if [ -n "$DPID" ]; then
-			for i in $(seq 100); do mountpoint -q "$M" && break; sleep 0.1; done
+			for i in $(seq 100); do mountpoint -q "${DMNT:-$M}" && break; sleep 0.1; done
 		fi
 		$TS "$MDPHASE" $SETARGS -n "$n" -d "$DIRS" "$dir" |
 			awk -v r="$r" -v l="$label" '{print r "\t" l "\t" $1 "\t" $4}' | tee -a "$RES"
 		cleanup
-		rm -f "$TDIR/ab.trace"
+		rm -f "$TDIR/ab.trace" "$WORK/lfs.log"
 	done
 done
 python3 - "$RES" "${RATIOS[@]}" <<'PY'
