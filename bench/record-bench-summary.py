@@ -94,9 +94,9 @@ for pin in pins:
     print("| target | phase | measured (median of per-round ratios, min-max) | met |")
     print("|---|---|---:|---|")
     for m in MODES:
-        # the --no-trace run of the same mode, else the default mode's
+        # the --no-trace run of the same mode (against another mode's, the
+        # ratio would be the difference of the modes, not the recording's)
         base = "notrace-" + m.replace("-shm", "")
-        base = base if base in vs else "notrace-calls"
         if m in vs and base in vs:
             for ph in phases:
                 r = ratio(pin, m, base, ph)
