@@ -12,8 +12,8 @@
 #   VARIANT           LABEL=FSTAP ARGS...: "FSTAP record -q --snapshot=none
 #                     ARGS BACKING MNT" (ARGS split on blanks; the word TRACE
 #                     in ARGS stands for a trace file in --trace-dir)
-#                     native, loggedfs, pll-never, pll-always, pll-auto0: as
-#                     in record-bench.sh
+#                     native, loggedfs, pll-never, pll-always, pll-auto0 and
+#                     their -dp forms: as in record-bench.sh
 #   --rounds N        rounds (default 3)
 #   --files N         files (default 20000; pll-* at most 15000)
 #   --dirs N          directories (default 100)
@@ -137,10 +137,10 @@ for r in $(seq "$ROUNDS"); do
 			dir=$B DMNT=$B
 			$TS loggedfs -f -l "$WORK/lfs.log" "$B" >/dev/null 2>&1 &
 			DPID=$! ;;
-		pll-never|pll-always|pll-auto0)
+		pll-never|pll-always|pll-auto0|pll-never-dp|pll-always-dp|pll-auto0-dp)
 			o=cache=never
-			[ "$v" = pll-always ] && o=cache=always,writeback
-			[ "$v" = pll-auto0 ] && o=cache=auto,timeout=0
+			case $v in pll-always*) o=cache=always,writeback ;; pll-auto0*) o=cache=auto,timeout=0 ;; esac
+			case $v in *-dp) o=$o,default_permissions ;; esac
 			[ "$n" -gt 15000 ] && n=15000
 			$TS "$PLL" -f -o allow_other,source="$B",$o "$M" 2>/dev/null &
 			DPID=$! ;;
