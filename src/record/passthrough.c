@@ -702,7 +702,8 @@ int pt_access(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri, int 
  * where resolving the /proc/self/fd/N magic link alone takes about 3 us, and
  * the kernel asks for security.capability before every write. The open is
  * non-blocking, so a lease that another process holds on the backing file
- * makes it fail at once instead of waiting. Other types (a FIFO or a device
+ * makes it fail at once instead of waiting (watchers of the backing file
+ * with inotify or fanotify see the open and the close). Other types (a FIFO or a device
  * must not be opened), pinned inodes and a failed open go through
  * /proc/self/fd/N of the O_PATH descriptor. For a symlink (opened with
  * O_NOFOLLOW), following the magic link lands on the symlink itself, not on
