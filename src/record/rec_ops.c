@@ -918,12 +918,12 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 }
 
 /* Object ids of the listed entries, without assigning new ones: one table lock for all. */
-static void readdir_known_objects(struct rec_session *s, const struct pt_dir *d,
+static void readdir_known_objects(struct rec_session *s, dev_t dev,
 				  const struct fstap_rec *r, struct scratch *sc, uint32_t n)
 {
 	uint32_t i;
 
-	itable_dirent_objs(&s->fs.it, d->dev, sc->ents, n);
+	itable_dirent_objs(&s->fs.it, dev, sc->ents, n);
 	for (i = 0; i < n; i++) {	/* ".": the directory itself; "..": not named */
 		struct fstap_dirent *ent = &sc->ents[i];
 
@@ -946,6 +946,7 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct rq q;
 	bool on = rq_begin(&q, req, FSTAP_OP_READDIR, RI(s, ino));
 	bool touched = s->snapshot == REC_SNAP_TOUCHED;
+	dev_t dev = 0;
 	int ret = 0;
 
 	if (!sc) {
@@ -994,12 +995,14 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	rq_end(&q, ret < 0 ? ret : (int64_t)n);
 	/*
 	 * What needs d is done before the reply: after it, a RELEASEDIR may
-	 * free d. That is the id, and with --snapshot=touched the state of new
-	 * entries (read through the directory's descriptor). Otherwise the
-	 * entries' object ids are looked up after the reply, off the
-	 * application's wait (the names are in this thread's scratch).
+	 * free d. That is the id, the device its entries are on, and with
+	 * --snapshot=touched the state of new entries (read through the
+	 * directory's descriptor). Otherwise the entries' object ids are looked
+	 * up after the reply, off the application's wait (the names are in
+	 * this thread's scratch).
 	 */
 	if (on) {
+		dev = d->dev;
 		q.r.fh = d->id;
 		q.r.offset = (uint64_t)off;
 		q.r.size = size;
@@ -1014,7 +1017,7 @@ static void rec_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	if (ret >= 0) {
 		if (!touched)
-			readdir_known_objects(s, d, &q.r, sc, n);
+			readdir_known_objects(s, dev, &q.r, sc, n);
 		q.r.nentries = n;
 		q.r.entries = sc->ents;
 	}
