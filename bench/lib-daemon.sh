@@ -52,3 +52,27 @@ fs_image_down() {
 	[ -n "$FS_IMAGE_DEV" ] && losetup -d "$FS_IMAGE_DEV" 2>/dev/null
 	FS_IMAGE_DEV= FS_IMAGE_MNT=
 }
+
+# fs_base NAME WORK IMAGE_MIB SETTLE: where a bench script's runs happen.
+# With IMAGE_MIB 0, WORK itself; else an ext4 image made by fs_image_up
+# (fs_image_down in the caller's exit trap). Sets BASE, and SETTLE to its
+# default when empty: 36 s on WORK's own file system (see fs_settle), 0 on
+# the image. Exits with a message naming NAME if the image cannot be made.
+fs_base() {
+	BASE=$2
+	if [ "$3" != 0 ]; then
+		fs_image_up "$2" "$3" || { echo "$1: cannot make the ext4 image" >&2; exit 1; }
+		BASE=$FS_IMAGE_MNT
+	fi
+	SETTLE=$4
+	[ -n "$SETTLE" ] || { [ "$3" = 0 ] && SETTLE=36 || SETTLE=0; }
+}
+
+# pll_options VARIANT: passthrough_ll's -o options for a pll-* variant of
+# record-bench.sh (pll-never, pll-always, pll-auto0, each also as -dp).
+pll_options() {
+	local o=cache=never
+	case $1 in pll-always*) o=cache=always,writeback ;; pll-auto0*) o=cache=auto,timeout=0 ;; esac
+	case $1 in *-dp) o=$o,default_permissions ;; esac
+	echo "$o"
+}

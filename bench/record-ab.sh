@@ -97,12 +97,7 @@ cleanup() {	# unmount, let the daemon finish (the trace's footer), else stop it
 }
 trap 'cleanup; fs_image_down; exit 130' INT TERM
 trap 'cleanup; fs_image_down' EXIT
-BASE=$WORK
-if [ "$IMAGE" != 0 ]; then
-	fs_image_up "$WORK" "$IMAGE" || { echo "record-ab.sh: cannot make the ext4 image" >&2; exit 1; }
-	BASE=$FS_IMAGE_MNT
-fi
-[ -n "$SETTLE" ] || { [ "$IMAGE" = 0 ] && SETTLE=36 || SETTLE=0; }
+fs_base record-ab.sh "$WORK" "$IMAGE" "$SETTLE"
 TDIR=${TDIR:-$BASE}
 B=$BASE/back RES=$WORK/ab.tsv
 : >"$RES"
@@ -138,9 +133,7 @@ for r in $(seq "$ROUNDS"); do
 			$TS loggedfs -f -l "$WORK/lfs.log" "$B" >/dev/null 2>&1 &
 			DPID=$! ;;
 		pll-never|pll-always|pll-auto0|pll-never-dp|pll-always-dp|pll-auto0-dp)
-			o=cache=never
-			case $v in pll-always*) o=cache=always,writeback ;; pll-auto0*) o=cache=auto,timeout=0 ;; esac
-			case $v in *-dp) o=$o,default_permissions ;; esac
+			o=$(pll_options "$v")
 			[ "$n" -gt 15000 ] && n=15000
 			$TS "$PLL" -f -o allow_other,source="$B",$o "$M" 2>/dev/null &
 			DPID=$! ;;

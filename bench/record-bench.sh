@@ -104,12 +104,7 @@ FSTAP=$(readlink -f "$FSTAP") MDPHASE=$(readlink -f "$MDPHASE")
 OUT=${OUT:-$WORK/out}
 mkdir -p "$WORK" "$OUT" || exit 1
 RES=$OUT/results.tsv
-BASE=$WORK
-if [ "$IMAGE" != 0 ]; then
-	fs_image_up "$WORK" "$IMAGE" || { echo "record-bench.sh: cannot make the ext4 image" >&2; exit 1; }
-	BASE=$FS_IMAGE_MNT
-fi
-[ -n "$SETTLE" ] || { [ "$IMAGE" = 0 ] && SETTLE=36 || SETTLE=0; }
+fs_base record-bench.sh "$WORK" "$IMAGE" "$SETTLE"
 B=$BASE/back M=$WORK/mnt
 
 DPID=
@@ -174,9 +169,7 @@ run_set() {
 		$ts loggedfs -f -l "$log" "$B" >/dev/null 2>&1 &
 		DPID=$! ;;
 	pll-never|pll-always|pll-auto0|pll-never-dp|pll-always-dp|pll-auto0-dp)
-		local o=cache=never
-		case $v in pll-always*) o=cache=always,writeback ;; pll-auto0*) o=cache=auto,timeout=0 ;; esac
-		case $v in *-dp) o=$o,default_permissions ;; esac
+		local o=$(pll_options "$v")
 		[ "$files" -gt "$PLL_FILES" ] && files=$PLL_FILES
 		$ts "$PLL" -f -o allow_other,source="$B",$o "$M" 2>"$WORK/pll.log" &
 		DPID=$! ;;
