@@ -570,6 +570,40 @@ ssize_t pt_write(uint64_t fh, const void *buf, size_t size, off_t off, void *bou
 	return n < 0 ? -errno : n;
 }
 
+/* Whether c is in group g: its gid, else its supplementary groups (read only then). */
+static bool cred_in_group(const struct pt_cred *c, gid_t g)
+{
+	gid_t list[PT_GROUPS_MAX];
+	int i, n;
+
+	if (c->gid == g)
+		return true;
+	n = c->getgroups ? c->getgroups(c->getgroups_arg, PT_GROUPS_MAX, list) : 0;
+	for (i = 0; i < n && i < PT_GROUPS_MAX; i++)
+		if (list[i] == g)
+			return true;
+	return false;
+}
+
+int pt_write_drop_privs(uint64_t fh, const struct pt_cred *c)
+{
+	int fd = PT_FH_FD(fh);
+	mode_t drop = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	if (st.st_mode & S_ISUID)
+		drop |= S_ISUID;
+	if ((st.st_mode & S_ISGID) && ((st.st_mode & S_IXGRP) || !cred_in_group(c, st.st_gid)))
+		drop |= S_ISGID;
+	if (!drop)
+		return 0;
+	return fchmod(fd, st.st_mode & 07777 & ~drop) < 0 ? -errno : 0;
+}
+
 int pt_flush(uint64_t fh)
 {
 	/* what close(2) of the application's descriptor would do on the backing fs */

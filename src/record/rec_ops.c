@@ -788,6 +788,17 @@ static void rec_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	rq_emit(&q);
 }
 
+/*
+ * The setuid and setgid bits of a file written by a caller other than root
+ * are cleared here, as the backing file system clears them for a write by
+ * that caller (the daemon's own write, as root with CAP_FSETID, would keep
+ * them), before the data is written. For writes through its page cache the
+ * kernel clears them itself, but not the setgid bit of a file without group
+ * execute whose group the caller is not in; in the direct mode
+ * (FOPEN_DIRECT_IO) it leaves all of it to the file system. It costs an
+ * fstat per write of such callers. The kernel's own writeback (writepage)
+ * carries no caller: in the kernel mode that one case stays as FUSE leaves it.
+ */
 static void rec_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
@@ -795,7 +806,16 @@ static void rec_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	struct scratch *sc = PT_FH_DIRECT(fi->fh) ? scratch_get(size) : NULL;
 	struct rq q;
 	bool on = rq_begin(&q, req, FSTAP_OP_WRITE, RI(s, ino));
-	ssize_t ret = pt_write(fi->fh, buf, size, off, sc ? sc->io : NULL);
+	ssize_t ret = 0;
+
+	if (size && fuse_req_ctx(req)->uid != 0 && !fi->writepage) {
+		struct pt_cred c;
+
+		cred_of(req, &c);
+		ret = pt_write_drop_privs(fi->fh, &c);
+	}
+	if (!ret)
+		ret = pt_write(fi->fh, buf, size, off, sc ? sc->io : NULL);
 
 	rq_end(&q, ret);
 	if (ret < 0)

@@ -254,6 +254,13 @@ ssize_t pt_read(uint64_t fh, void *buf, size_t size, off_t off);
 ssize_t pt_read_pipe(uint64_t fh, int pipe_wr, size_t size, off_t off);
 /* Writes buf; bounce (>= size bytes, page aligned) is used for O_DIRECT. */
 ssize_t pt_write(uint64_t fh, const void *buf, size_t size, off_t off, void *bounce);
+/*
+ * What a write by c (a caller without CAP_FSETID) does to the mode of the
+ * open file fh on the backing file system before its data: the setuid bit
+ * goes, and the setgid bit when group execute is set or c is not in the
+ * file's group. 0 or -errno.
+ */
+int pt_write_drop_privs(uint64_t fh, const struct pt_cred *c);
 int pt_flush(uint64_t fh);
 int pt_release(uint64_t fh);
 int pt_fsync(uint64_t fh, int datasync);

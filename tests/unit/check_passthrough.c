@@ -271,6 +271,58 @@ START_TEST(test_passthrough_symlink_xattrs)
 END_TEST
 
 /* A setattr with nothing to set is chown(-1, -1): the ctime changes. */
+static int groups_4242(void *arg, int size, gid_t *list)
+{
+	(void)arg;
+	if (size < 1)
+		return -EINVAL;
+	list[0] = 4242;
+	return 1;
+}
+
+/* The mode after pt_write_drop_privs for caller c of a file made with mode m, group g. */
+static mode_t mode_after_drop(mode_t m, gid_t g, const struct pt_cred *c)
+{
+	struct pt_entry e;
+	struct stat st;
+	uint64_t fh;
+
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "s", 0600, O_RDWR, &e, &fh), 0);
+	ck_assert_int_eq(fchown(PT_FH_FD(fh), 0, g), 0);
+	ck_assert_int_eq(fchmod(PT_FH_FD(fh), m), 0);
+	ck_assert_int_eq(pt_write_drop_privs(fh, c), 0);
+	ck_assert_int_eq(fstat(PT_FH_FD(fh), &st), 0);
+	ck_assert_int_eq(pt_release(fh), 0);
+	ck_assert_int_eq(pt_unlink(&fs, pt_root(&fs), "s"), 0);
+	pt_forget(&fs, e.ri, 1);
+	return st.st_mode & 07777;
+}
+
+/*
+ * pt_write_drop_privs, the backing file system's rule for a write by a
+ * caller without CAP_FSETID: setuid always goes; setgid goes with group
+ * execute, or when the caller is in neither the file's group by its gid
+ * nor by its supplementary groups; other bits stay.
+ */
+START_TEST(test_passthrough_write_drop_privs)
+{
+	struct pt_cred user = { .uid = 65534, .gid = 65534 };
+	struct pt_cred member = { .uid = 65534, .gid = 65534, .getgroups = groups_4242 };
+
+	if (geteuid() != 0)
+		return;	/* fchown to another group */
+	ck_assert_int_eq(mode_after_drop(04777, 4242, &user), 0777);
+	ck_assert_int_eq(mode_after_drop(02777, 4242, &user), 0777);
+	ck_assert_int_eq(mode_after_drop(06755, 4242, &user), 0755);
+	ck_assert_int_eq(mode_after_drop(02767, 4242, &user), 0767);
+	ck_assert_int_eq(mode_after_drop(02767, 4242, &member), 02767);
+	ck_assert_int_eq(mode_after_drop(02767, 65534, &user), 02767);
+	ck_assert_int_eq(mode_after_drop(02777, 65534, &user), 0777);
+	ck_assert_int_eq(mode_after_drop(01777, 4242, &user), 01777);
+	ck_assert_int_eq(mode_after_drop(0644, 4242, &user), 0644);
+}
+END_TEST
+
 START_TEST(test_passthrough_setattr_ctime_only)
 {
 	struct pt_entry e;
@@ -385,6 +437,7 @@ static Suite *passthrough_suite(void)
 	tcase_add_test(tc, test_passthrough_symlink_xattrs);
 	tcase_add_test(tc, test_passthrough_xattrs_each_type);
 	tcase_add_test(tc, test_passthrough_setattr_ctime_only);
+	tcase_add_test(tc, test_passthrough_write_drop_privs);
 	tcase_add_test(tc, test_passthrough_readdir_order);
 	tcase_add_test(tc, test_passthrough_fd_cache_bounded);
 	tcase_add_test(tc, test_passthrough_renamed_over_between_stat_and_handle);
