@@ -32,7 +32,7 @@
 #                     stderr), so that no variant always runs first or right
 #                     after the same one (what the previous run left in
 #                     memory can decide a cold read's rate: docs/PERFORMANCE.md,
-#                     "Follow-up 5")
+#                     "The data set against passthrough_ll")
 #   --ratio A/B       also print the per-round ratio of rates of label A to B
 #                     (repeatable)
 #   --work DIR        scratch directory (default /var/tmp/fstap-record-ab)

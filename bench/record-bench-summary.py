@@ -90,7 +90,7 @@ for pin in pins:
     print("\n(application ops: the metadata set counts one per file and phase, readdir one per entry;"
           " the data set one per MiB and phase. loggedfs: bytes / log line.)")
 
-    print("\n### %s: targets (issue 3)\n" % pin)
+    print("\n### %s: targets\n" % pin)
     print("| target | phase | measured (median of per-round ratios, min-max) | met |")
     print("|---|---|---:|---|")
     for m in MODES:

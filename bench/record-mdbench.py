@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # record-mdbench.py ROOT N: a small metadata benchmark (create+write 4 KiB,
 # stat, open+read, unlink of N files in one directory); prints ops/s per
-# phase. docs/recording.md uses it for the cost of the --cache modes.
+# phase: a quick look at a mount; the figures in docs/ come from
+# record-bench.sh.
 import os, sys, time
 root, n = sys.argv[1], int(sys.argv[2])
 d = os.path.join(root, "bench"); os.mkdir(d)

@@ -87,7 +87,7 @@ def table(resdir, wls):
     for wl, d in ds.items():
         show("#### %s" % wl, [d])
     show("#### all (%s)" % ", ".join(ds), list(ds.values()))
-    print("\n(!): off by more than 10%; *: not one of the issue's target classes")
+    print("\n(!): off by more than 10%; *: not a target class")
 
 
 if sys.argv[1] == "count":

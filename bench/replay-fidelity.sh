@@ -1,7 +1,7 @@
 #!/bin/bash
 # replay-fidelity.sh: system calls per class, the application's against
 # those of `fstap replay` of its trace (docs/replay.md, "Fidelity: system
-# calls per class"; issue 4's target: within 10% per class).
+# calls per class"; the target: within 10% per class).
 #
 # For each example workload (its setup phase natively, then its run phase;
 # mdtest: all four phases in the run, from an empty directory):

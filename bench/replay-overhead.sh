@@ -1,9 +1,10 @@
 #!/bin/bash
 # replay-overhead.sh: what `fstap replay --pace=afap` costs over issuing the
-# same system calls directly (issue 4: "a trace of 1M operations (stat,
-# open, read 4 KiB, close over 10k files) replayed as fast as possible on
-# tmpfs, against a small C program that issues the same system calls
-# directly: target replay time at most 1.25x the direct program").
+# same system calls directly: a trace of 1M operations (stat, open, read
+# 4 KiB, close over 10k files) replayed as fast as possible on tmpfs,
+# against a small C program that issues the same system calls directly
+# (target: the replay's time at most 1.25x the direct program's;
+# docs/PERFORMANCE.md, "Replay overhead").
 #
 # On a tmpfs mounted for the run (unmounted at the end):
 #   1. `replay-direct --setup` makes FILES files of 4 KiB in one directory;

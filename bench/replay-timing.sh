@@ -1,9 +1,9 @@
 #!/bin/bash
 # replay-timing.sh: the whole-run timing error of `fstap replay --pace=orig`
-# (issue 4: "record an example workload on a loop-mounted ext4, replay it
-# with --pace=orig on the same file system from the same initial state, and
-# report the whole-run timing error |T_replay - T_recorded| / T_recorded
-# (target at most 5%) and p99 schedule lag").
+# after recording an example workload on a loop-mounted ext4 and replaying
+# it with --pace=orig on the same file system from the same initial state:
+# |T_replay - T_recorded| / T_recorded (target at most 5%) and the p99
+# schedule lag (docs/PERFORMANCE.md, "Replay timing fidelity").
 #
 # One ext4 image on a loop device (detached at the end, the mount undone).
 # For each example workload (examples/, built in the build directory):

@@ -1,7 +1,7 @@
 /*
  * trace-bench.c: how fast libfstap encodes, decodes and exports a trace, and
- * how small the trace is, on a synthetic mdtest-like record stream (the
- * targets are in issue 2; the figures go to docs/PERFORMANCE.md).
+ * how small the trace is, on a synthetic mdtest-like record stream (its
+ * targets and figures are in docs/PERFORMANCE.md, "Trace encoding").
  *
  * The stream is what the recorder would write for mdtest run with 4 threads
  * over 100k files in 100 directories (mdtest -n 25000 -w 4096 -e 4096, one

@@ -24,16 +24,16 @@
  * Directory cache: directory O_PATH descriptors (openat2 beneath the root)
  * keyed by path and namespace generation, shared by all workers, so that
  * each directory is opened once per generation however many workers use
- * it (a per-worker cache opened it once per worker: samba-xattr's `open`
- * was 1.57x the application's). The generation moves at an rmdir and at a
- * rename that moves or replaces a directory (sched.c): what a path names
- * may have changed, so a task finds only entries of its own generation.
- * The dispatcher lists what each generation changes (rp_shared_ns_change:
- * the removed, moved and replaced entries' paths), and the first task of a
- * newer generation drops the entries at and below those paths; every other
- * path walks the same directories as before, so its entry is kept (it used
- * to empty the whole table: every directory was opened again after each
- * rename of a directory anywhere). Bounded: at
+ * it (a cache per worker would open it once per worker, and the replay
+ * would issue more opens than the application). The generation moves at
+ * an rmdir and at a rename that moves or replaces a directory (sched.c):
+ * what a path names may have changed, so a task finds only entries of its
+ * own generation. The dispatcher lists what each generation changes
+ * (rp_shared_ns_change: the removed, moved and replaced entries' paths),
+ * and the first task of a newer generation drops the entries at and below
+ * those paths; every other path walks the same directories as in the
+ * generation before, so its entry is kept (a rename of a directory does
+ * not make every other directory be opened again). Bounded: at
  * most DIRCACHE_MAX descriptors in the table (least recently used goes),
  * plus the few an executor holds while it runs. An entry is reference
  * counted: an executor holds a reference on every directory it uses until

@@ -29,9 +29,9 @@
 #define ARENA_BLOCK ((size_t)2 << 20)	/* a huge page */
 /*
  * Empty blocks are kept for reuse: a block from the system is 2 MiB of page
- * faults and clearing (with 4 spares that was a quarter of the
+ * faults and clearing (with 4 spares, a quarter of the
  * dispatcher's time), and the spares never outnumber the blocks that were
- * in use at once, so the peak memory stays what it was.
+ * in use at once, so they add nothing to the peak memory.
  */
 #define ARENA_SPARES 512
 #define LINE 64
@@ -88,7 +88,7 @@ static struct arena_block *block_of(const void *p)
  * A block of size bytes (a multiple of ARENA_BLOCK), aligned to
  * ARENA_BLOCK, in huge pages where the system has them to give: a worker
  * reads tasks from all over the window, and with 4 KiB pages nearly every
- * task was a TLB miss, which in a virtual machine is a two-level walk.
+ * task would be a TLB miss, which in a virtual machine is a two-level walk.
  */
 static struct arena_block *new_block(size_t size)
 {

@@ -17,10 +17,10 @@
  * per slot holds the chunk's generation (12 bits), 8 more bits of the name's
  * hash and the name's index (12 bits). A probe thus reads one word, and
  * consecutive probes the same cache line; the name's length, offset and
- * bytes are read only when the hash bits match. The separate slot, hash and
- * generation arrays this replaces cost three cache misses per probe, and
- * the kernel's work between two requests evicts them: with a readdir of
- * 128 entries per request, interning the entries' names was the recorder's
+ * bytes are read only when the hash bits match. Separate slot, hash and
+ * generation arrays would cost three cache misses per probe, as the
+ * kernel's work between two requests evicts them: with a readdir of 128
+ * entries per request, interning the entries' names is the recorder's
  * largest cost per entry.
  *
  * Which names get interned (the first FSTAP_CHUNK_NAMES_MAX distinct names

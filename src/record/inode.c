@@ -417,8 +417,8 @@ void itable_ref(struct itable *t, struct rinode *ri)
  * Descriptors leave the cache under its lock and are closed after it: the
  * close of the last descriptor of an unlinked inode is where the backing
  * file system deletes it (ext4: 40-80 us of freeing blocks and journal),
- * and every other request waited for it on the lock. That was the FORGET
- * of each file in the unlink phase with the kernel's caches.
+ * which every other request would wait for on the lock: the FORGET of each
+ * unlinked file with the kernel's caches (--cache=kernel).
  */
 static void cache_drop(struct itable *t, struct rinode *ri)
 {

@@ -279,7 +279,7 @@ static void snap_touched(struct rec_session *s, struct rinode *parent, const cha
  * modes directories keep their attributes: with default_permissions the
  * kernel checks search permission on every directory of a path, and asks for
  * its attributes first when they are not cached, so that with timeout 0 one
- * stat("d/f") was 3 GETATTRs (root, d, f). The kernel drops a directory's
+ * stat("d/f") would be 3 GETATTRs (root, d, f). The kernel drops a directory's
  * cached attributes itself when it changes one through the mount (create,
  * unlink, rename, mkdir, rmdir, link, symlink in it; its own setattr), so
  * they stay right; what is hidden is stat() of a directory that has not

@@ -383,8 +383,8 @@ static void raise_nofile(void)
  * The O_PATH descriptor cache: half of the descriptor limit (raised to the
  * hard limit first), less a margin, so that the other half stays for the
  * application's open files and directories and the recorder's own. Every
- * miss costs an open_by_handle_at, so the larger the better: 9 872 slots
- * under this machine's limit of 20 000. Capped at 65 536 (kernel memory).
+ * miss costs an open_by_handle_at, so the larger the better (9 872 slots
+ * under a limit of 20 000). Capped at 65 536 (kernel memory).
  */
 static unsigned cache_slots(void)
 {
