@@ -37,5 +37,11 @@ int fstap_jsonl_record(struct fstap_jbuf *jb, const struct fstap_rec *rec,
  */
 int fstap_jsonl_import(FILE *in, const char *in_name, const char *out_path,
 		       size_t chunk_size, char **errmsg);
+/*
+ * The same into a descriptor the caller owns (a safe output's temporary,
+ * include/fstap/output.h); out_name names it in messages.
+ */
+int fstap_jsonl_import_fd(FILE *in, const char *in_name, int out_fd, const char *out_name,
+			  size_t chunk_size, char **errmsg);
 
 #endif

@@ -156,6 +156,13 @@ struct fstap_writer;
  */
 int fstap_writer_open(struct fstap_writer **out, const char *path,
 		      const struct fstap_trace_info *info, size_t chunk_size);
+/*
+ * The same on a descriptor the caller owns (a safe output's temporary,
+ * include/fstap/output.h): close writes the footer but neither fsyncs nor
+ * closes fd. name is the file's name in messages.
+ */
+int fstap_writer_open_fd(struct fstap_writer **out, int fd, const char *name,
+			 const struct fstap_trace_info *info, size_t chunk_size);
 /* Buffers one record into the current chunk. */
 int fstap_writer_add(struct fstap_writer *w, const struct fstap_rec *rec);
 /*

@@ -29,6 +29,7 @@
 
 #include "analysis/analysis.h"
 #include "fstap/log.h"
+#include "fstap/output.h"
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
 
@@ -450,6 +451,8 @@ static int write_out(struct flt *f, const char *in, const char *out)
 	struct fstap_reader *r;
 	struct fstap_sorter *s;
 	struct fstap_writer *w = NULL;
+	struct fstap_output *dst = NULL;
+	const char *inputs[] = { in, NULL };
 	struct fstap_trace_info info;
 	struct fstap_rec rec;
 	uint64_t idx = 0, end_ns = 0;
@@ -466,9 +469,11 @@ static int write_out(struct flt *f, const char *in, const char *out)
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
-	ret = fstap_writer_open(&w, out, &info, 0);
+	if ((ret = fstap_output_open(&dst, out, inputs)))
+		goto done;
+	ret = fstap_writer_open_fd(&w, fstap_output_fd(dst), out, &info, 0);
 	if (ret) {
-		fstap_error(ret, "cannot create trace '%s': %s", out, strerror(-ret));
+		fstap_error(ret, "cannot write trace '%s': %s", out, strerror(-ret));
 		goto done;
 	}
 	for (; (ret = fstap_sorter_next(s, &rec)) == 1; idx++) {
@@ -493,10 +498,15 @@ static int write_out(struct flt *f, const char *in, const char *out)
 	if (!fstap_reader_complete(r))
 		fstap_warn("%s; the output has no footer either", fstap_reader_errmsg(r));
 	ret = fstap_writer_close(w, end_ns, !fstap_reader_complete(r));
-	if (ret)
+	if (ret) {
 		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));
+		goto done;
+	}
+	ret = fstap_output_commit(dst);
+	dst = NULL;
 done:
 	fstap_writer_free(w);
+	fstap_output_abort(dst);
 	free(info.metadata_json);
 	free(step);
 	fstap_sorter_free(s);
@@ -529,8 +539,6 @@ int an_filter(const char *in, const char *out, const struct an_filter_opts *o,
 	if ((ret = decide(&f, in)))
 		goto done;
 	ret = write_out(&f, in, out);
-	if (ret && strcmp(out, "-"))
-		unlink(out);
 	if (st)
 		*st = f.st;
 done:

@@ -37,6 +37,7 @@
 
 #include "analysis/analysis.h"
 #include "fstap/log.h"
+#include "fstap/output.h"
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
 
@@ -595,6 +596,8 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	struct fstap_reader *r = NULL;
 	struct fstap_sorter *s = NULL;
 	struct fstap_writer *w = NULL;
+	struct fstap_output *dst = NULL;
+	const char *inputs[] = { in, NULL };
 	struct fstap_rec rec, **ops = NULL, **meta = NULL;
 	size_t nops = 0, capops = 0, nmeta = 0, capmeta = 0, i;
 	uint64_t *group = NULL, *run = NULL, *new_t = NULL, end_ns = 0;
@@ -684,12 +687,15 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	info.metadata_json = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
 	if (!info.metadata_json)
 		goto oom;
-	ret = fstap_writer_open(&w, out, &info, 0);
-	free(info.metadata_json);
-	if (ret) {
-		fstap_error(ret, "cannot create trace '%s': %s", out, strerror(-ret));
-		goto done;
+	ret = fstap_output_open(&dst, out, inputs);
+	if (!ret) {
+		ret = fstap_writer_open_fd(&w, fstap_output_fd(dst), out, &info, 0);
+		if (ret)
+			fstap_error(ret, "cannot write trace '%s': %s", out, strerror(-ret));
 	}
+	free(info.metadata_json);
+	if (ret)
+		goto done;
 	for (i = 0; i < nmeta && !ret; i++)
 		ret = fstap_writer_add(w, meta[i]);
 	for (i = 0; i < nops && !ret; i++) {
@@ -700,14 +706,17 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	}
 	if (!ret)
 		ret = fstap_writer_close(w, end_ns, !fstap_reader_complete(r));
-	if (ret)
+	if (ret) {
 		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));
+	} else {
+		ret = fstap_output_commit(dst);
+		dst = NULL;
+	}
 	goto done;
 oom:
 	ret = fstap_error(-ENOMEM, "out of memory");
 done:
-	if (ret && w && strcmp(out, "-"))
-		unlink(out);
+	fstap_output_abort(dst);
 	fstap_writer_free(w);
 	for (i = 0; i < nops; i++)
 		free(ops[i]);

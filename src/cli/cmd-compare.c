@@ -25,6 +25,7 @@
 #include "compare/compare.h"
 #include "fstap/log.h"
 #include "fstap/ops.h"
+#include "fstap/output.h"
 #include "fstap/trace.h"
 #include "../../replay/replay.h"
 
@@ -63,7 +64,9 @@ static const char usage[] =
 	"\n"
 	"Output:\n"
 	"  --out=DIR            write DIR/results.json, results.csv, chart.svg and\n"
-	"                       the log of every step (DIR/logs/)\n"
+	"                       the log of every step (DIR/logs/); each result\n"
+	"                       file is renamed into place when complete, and a DIR\n"
+	"                       whose result file is the trace is refused\n"
 	"  --no-progress        no progress line on a terminal\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -501,23 +504,45 @@ static json_t *options_json(const struct opts *o, const struct cmp_trace_size *s
 	return j;
 }
 
-static int write_file(const char *dir, const char *name, const struct cmp_results *res,
+static const char *const result_files[] = { "results.json", "results.csv", "chart.svg" };
+
+/* Refuses an --out whose result files would replace the trace, before any run. */
+static int check_out(const char *dir, const char *trace)
+{
+	const char *inputs[] = { trace, NULL };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(result_files) / sizeof(result_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, result_files[i]);
+		if (fstap_output_check(path, inputs))
+			return -EEXIST;
+	}
+	return 0;
+}
+
+/* Writes DIR/NAME with fn, through a temporary renamed into place. */
+static int write_file(const char *dir, const char *name, const char *trace,
+		      const struct cmp_results *res,
 		      int (*fn)(FILE *, const struct cmp_results *))
 {
+	const char *inputs[] = { trace, NULL };
+	struct fstap_output *dst;
 	char path[PATH_MAX];
 	FILE *f;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "we");
-	if (!f)
-		return fstap_error(-errno, "cannot create '%s': %s", path, strerror(errno));
-	ret = fn(f, res);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (ret)
-		return fstap_error(ret, "cannot write '%s': %s", path, strerror(-ret));
-	return 0;
+	if ((ret = fstap_output_open(&dst, path, inputs)))
+		return ret;
+	f = fstap_output_stream(dst);
+	ret = f ? fn(f, res) : -ENOMEM;
+	if (ret) {
+		fstap_error(ret, "cannot write '%s': %s", path, strerror(-ret));
+		fstap_output_abort(dst);
+		return ret;
+	}
+	return fstap_output_commit(dst);
 }
 
 static int json_fn(FILE *f, const struct cmp_results *res)
@@ -604,6 +629,10 @@ int cmd_compare(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret) {
 		status = ret < 0 ? 0 : ret;
+		goto out_opts;
+	}
+	if (o.out && check_out(o.out, o.trace)) {
+		status = 1;
 		goto out_opts;
 	}
 	if (geteuid() != 0) {
@@ -731,9 +760,9 @@ int cmd_compare(int argc, char **argv)
 	if (cmp_render_table(stdout, &res))
 		status = 1;
 	if (o.out) {
-		if (write_file(o.out, "results.json", &res, json_fn) ||
-		    write_file(o.out, "results.csv", &res, cmp_render_csv) ||
-		    write_file(o.out, "chart.svg", &res, cmp_render_svg))
+		if (write_file(o.out, result_files[0], o.trace, &res, json_fn) ||
+		    write_file(o.out, result_files[1], o.trace, &res, cmp_render_csv) ||
+		    write_file(o.out, result_files[2], o.trace, &res, cmp_render_svg))
 			status = 1;
 		else
 			fstap_info("results in %s/: results.json, results.csv, chart.svg", o.out);

@@ -10,6 +10,7 @@
 #include "cli/cmd.h"
 #include "fstap/jsonl.h"
 #include "fstap/log.h"
+#include "fstap/output.h"
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
 #include "fstap/trace.h"
@@ -28,7 +29,10 @@ static const char export_usage[] =
 	"  -h, --help          show this help\n"
 	"\n"
 	"A trace without footer (the recorder crashed or was killed) is exported up\n"
-	"to its last whole chunk, with a warning; a corrupt trace is an error.\n";
+	"to its last whole chunk, with a warning; a corrupt trace is an error.\n"
+	"FILE is written next to itself and renamed into place when complete: after\n"
+	"an error (a full disk) or a signal, an existing FILE is as it was. A FILE\n"
+	"that is TRACE (also through a link) is refused.\n";
 
 int cmd_export(int argc, char **argv)
 {
@@ -46,8 +50,10 @@ int cmd_export(int argc, char **argv)
 	struct fstap_rec rec;
 	struct fstap_sorter *sorter = NULL;
 	bool paths = true, file_order = false;
+	struct fstap_output *dst = NULL;
+	const char *inputs[2] = { NULL, NULL };
 	char *msg = NULL;
-	FILE *out = stdout;
+	FILE *out;
 	int c, ret, status = 0;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -67,13 +73,15 @@ int cmd_export(int argc, char **argv)
 		free(msg);
 		return 1;
 	}
-	if (out_path && strcmp(out_path, "-")) {
-		out = fopen(out_path, "we");
-		if (!out) {
-			fstap_error(-errno, "cannot create '%s': %s", out_path, strerror(errno));
-			status = 1;
-			goto done;
-		}
+	inputs[0] = argv[optind];
+	if (fstap_output_open(&dst, out_path ? out_path : "-", inputs)) {
+		status = 1;
+		goto done;
+	}
+	out = fstap_output_stream(dst);
+	if (!out) {
+		status = fstap_error(1, "out of memory");
+		goto done;
 	}
 	if (paths && fstap_pathmap_new(&pm)) {
 		status = fstap_error(1, "out of memory");
@@ -102,14 +110,15 @@ int cmd_export(int argc, char **argv)
 			jb.len = 0;
 		}
 	}
-	if (jb.len)
-		fwrite(jb.buf, 1, jb.len, out);
+	if (ret == 0 && jb.len && fwrite(jb.buf, 1, jb.len, out) != jb.len)
+		ret = 1;
 	if (jb.oom || ret == -ENOMEM) {
 		status = fstap_error(1, "out of memory");
 	} else if (ret < 0) {
 		status = fstap_error(1, "%s", fstap_reader_errmsg(r));
 	} else if (ret == 1) {
-		status = fstap_error(1, "cannot write the export: %s", strerror(errno));
+		status = fstap_error(1, "cannot write '%s': %s", out_path ? out_path : "-",
+				     strerror(errno));
 	} else if (!fstap_reader_complete(r)) {
 		fstap_warn("%s", fstap_reader_errmsg(r));
 	}
@@ -119,14 +128,13 @@ int cmd_export(int argc, char **argv)
 	if (fstap_reader_skipped(r))
 		fstap_warn("%llu records of types this fstap does not know were skipped",
 			   (unsigned long long)fstap_reader_skipped(r));
-	if (out != stdout) {
-		if (fclose(out) && !status)
-			status = fstap_error(1, "cannot write '%s': %s", out_path, strerror(errno));
-		out = stdout;
+	if (!status) {
+		if (fstap_output_commit(dst))
+			status = 1;
+		dst = NULL;
 	}
 done:
-	if (out != stdout)
-		fclose(out);
+	fstap_output_abort(dst);
 	fstap_jbuf_release(&jb);
 	fstap_pathmap_free(pm);
 	fstap_sorter_free(sorter);

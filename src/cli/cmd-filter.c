@@ -38,7 +38,10 @@ static const char filter_usage[] =
 	"                         1.5s, 200ms, 30us, 12ns, 2m\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"TRACE is read twice, so it must be a file, not standard input.\n";
+	"TRACE is read twice, so it must be a file, not standard input. OUT is\n"
+	"written next to itself and renamed into place when complete: after an\n"
+	"error (a full disk) or a signal, an existing OUT is as it was. An OUT that\n"
+	"is TRACE (also through a link) is refused.\n";
 
 /* Splits a comma list into *list (appending). 0, or -EINVAL for an empty item. */
 static int split_list(char *arg, char ***list, size_t *n)

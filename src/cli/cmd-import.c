@@ -11,6 +11,7 @@
 #include "cli/cmd.h"
 #include "fstap/jsonl.h"
 #include "fstap/log.h"
+#include "fstap/output.h"
 
 static const char import_usage[] =
 	"usage: fstap import -o TRACE [--chunk-size=SIZE] FILE.jsonl\n"
@@ -23,7 +24,11 @@ static const char import_usage[] =
 	"\n"
 	"  -o, --output TRACE     the trace to write (required)\n"
 	"      --chunk-size=SIZE  payload bytes per chunk (default 256k)\n"
-	"  -h, --help             show this help\n";
+	"  -h, --help             show this help\n"
+	"\n"
+	"TRACE is written next to itself and renamed into place when complete:\n"
+	"after an error (a full disk) or a signal, an existing TRACE is as it was.\n"
+	"A TRACE that is FILE (also through a link) is refused.\n";
 
 int cmd_import(int argc, char **argv)
 {
@@ -34,7 +39,8 @@ int cmd_import(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned long long chunk_size = 0;
-	const char *out_path = NULL, *in_path;
+	const char *out_path = NULL, *in_path, *inputs[2] = { NULL, NULL };
+	struct fstap_output *out;
 	char *msg = NULL;
 	FILE *in;
 	int c, ret;
@@ -56,16 +62,23 @@ int cmd_import(int argc, char **argv)
 	if (!out_path)
 		return cmd_usage_error("import", "-o TRACE is required");
 	in_path = argv[optind];
+	inputs[0] = in_path;
 	in = strcmp(in_path, "-") ? fopen(in_path, "re") : stdin;
 	if (!in)
 		return fstap_error(1, "cannot open '%s': %s", in_path, strerror(errno));
-	ret = fstap_jsonl_import(in, in_path, out_path, (size_t)chunk_size, &msg);
+	ret = fstap_output_open(&out, out_path, inputs);
+	if (!ret) {
+		ret = fstap_jsonl_import_fd(in, in_path, fstap_output_fd(out), out_path,
+					    (size_t)chunk_size, &msg);
+		if (ret) {
+			fstap_error(ret, "%s", msg ? msg : strerror(-ret));
+			fstap_output_abort(out);
+		} else {
+			ret = fstap_output_commit(out);
+		}
+	}
 	if (in != stdin)
 		fclose(in);
-	if (ret) {
-		fstap_error(ret, "%s", msg ? msg : strerror(-ret));
-		free(msg);
-		return 1;
-	}
-	return 0;
+	free(msg);
+	return ret ? 1 : 0;
 }

@@ -36,7 +36,11 @@ static const char reorder_usage[] =
 	"  -o, --output=OUT   the trace to write ('-': standard output)\n"
 	"      --by=ORDER     readdir, name, inode or random (required)\n"
 	"      --seed=N       the seed of the random order (default 1)\n"
-	"  -h, --help         show this help\n";
+	"  -h, --help         show this help\n"
+	"\n"
+	"OUT is written next to itself and renamed into place when complete: after\n"
+	"an error (a full disk) or a signal, an existing OUT is as it was. An OUT\n"
+	"that is TRACE (also through a link) is refused.\n";
 
 int cmd_reorder(int argc, char **argv)
 {

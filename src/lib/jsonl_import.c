@@ -396,7 +396,8 @@ static int parse_header(struct importer *im, json_t *o, struct fstap_trace_info 
 	return 0;
 }
 
-int fstap_jsonl_import(FILE *in, const char *in_name, const char *out_path,
+/* Into out_fd if it is >= 0 (the caller's), else into a file it creates at out_path. */
+static int import_into(FILE *in, const char *in_name, int out_fd, const char *out_path,
 		       size_t chunk_size, char **errmsg)
 {
 	struct importer im = { .in_name = in_name, .errmsg = errmsg };
@@ -436,7 +437,9 @@ int fstap_jsonl_import(FILE *in, const char *in_name, const char *out_path,
 			json_decref(o);
 			if (ret)
 				break;
-			ret = fstap_writer_open(&w, out_path, &info, chunk_size);
+			ret = out_fd >= 0
+				? fstap_writer_open_fd(&w, out_fd, out_path, &info, chunk_size)
+				: fstap_writer_open(&w, out_path, &info, chunk_size);
 			if (ret) {
 				fail(&im, "cannot create trace '%s': %s", out_path, strerror(-ret));
 				break;
@@ -472,9 +475,21 @@ int fstap_jsonl_import(FILE *in, const char *in_name, const char *out_path,
 				fail(&im, "%s", fstap_writer_errmsg(w));
 		}
 		fstap_writer_free(w);
-		if (ret && strcmp(out_path, "-"))
+		if (ret && out_fd < 0 && strcmp(out_path, "-"))
 			unlink(out_path);	/* never leave a half-imported trace */
 	}
 	free(info.metadata_json);
 	return ret;
+}
+
+int fstap_jsonl_import(FILE *in, const char *in_name, const char *out_path,
+		       size_t chunk_size, char **errmsg)
+{
+	return import_into(in, in_name, -1, out_path, chunk_size, errmsg);
+}
+
+int fstap_jsonl_import_fd(FILE *in, const char *in_name, int out_fd, const char *out_name,
+			  size_t chunk_size, char **errmsg)
+{
+	return import_into(in, in_name, out_fd, out_name, chunk_size, errmsg);
 }

@@ -1,5 +1,6 @@
 # libfstap: the trace format, its reader and writer, JSON Lines, path
-# resolution, logging and the crash handler. Every other part links it.
+# resolution, logging, the crash handler and safe output files. Every
+# other part links it.
 noinst_LIBRARIES += libfstap.a
 libfstap_a_SOURCES = \
 	include/fstap/ops.h \
@@ -9,6 +10,7 @@ libfstap_a_SOURCES = \
 	include/fstap/sort.h \
 	include/fstap/log.h \
 	include/fstap/crash.h \
+	include/fstap/output.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -21,6 +23,7 @@ libfstap_a_SOURCES = \
 	src/lib/pathmap.c \
 	src/lib/trace_sort.c \
 	src/lib/log.c \
-	src/lib/crash.c
+	src/lib/crash.c \
+	src/lib/output.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

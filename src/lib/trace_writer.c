@@ -1,7 +1,8 @@
 /*
  * trace_writer.c: writes a trace file: the header and metadata block, the
  * chunks (built here by fstap_writer_add, or elsewhere and handed over with
- * fstap_writer_put_chunk), and the footer chunk, then fsyncs. Meant for one
+ * fstap_writer_put_chunk), and the footer chunk, then fsyncs (a file it
+ * opened itself; a descriptor handed in is the caller's). Meant for one
  * thread (the recorder's writer thread); only the lost-record counter may be
  * touched by others. A write error (a full disk) is returned and kept: the
  * chunks already written stay readable.
@@ -69,8 +70,8 @@ static int write_all(struct fstap_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
-int fstap_writer_open(struct fstap_writer **out, const char *path,
-		      const struct fstap_trace_info *info, size_t chunk_size)
+static int writer_start(struct fstap_writer **out, int fd, bool own_fd, const char *path,
+			const struct fstap_trace_info *info, size_t chunk_size)
 {
 	const char *meta = info && info->metadata_json ? info->metadata_json : "{}";
 	size_t meta_len = strlen(meta);
@@ -96,16 +97,8 @@ int fstap_writer_open(struct fstap_writer **out, const char *path,
 		ret = -ENOMEM;
 		goto fail;
 	}
-	if (!strcmp(path, "-")) {
-		w->fd = STDOUT_FILENO;
-	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (w->fd < 0) {
-			ret = -errno;
-			goto fail;
-		}
-		w->own_fd = true;
-	}
+	w->fd = fd;
+	w->own_fd = own_fd;
 	memcpy(hdr, FSTAP_FILE_MAGIC, 8);
 	put_le16(hdr + 8, FSTAP_VERSION_MAJOR);
 	put_le16(hdr + 10, FSTAP_VERSION_MINOR);
@@ -124,12 +117,33 @@ int fstap_writer_open(struct fstap_writer **out, const char *path,
 	*out = w;
 	return 0;
 fail:
-	if (w->own_fd)
-		close(w->fd);
 	free(w->buf);
 	free(w->path);
 	free(w);
 	return ret;
+}
+
+int fstap_writer_open(struct fstap_writer **out, const char *path,
+		      const struct fstap_trace_info *info, size_t chunk_size)
+{
+	int fd, ret;
+
+	*out = NULL;
+	if (!strcmp(path, "-"))
+		return writer_start(out, STDOUT_FILENO, false, path, info, chunk_size);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = writer_start(out, fd, true, path, info, chunk_size);
+	if (ret)
+		close(fd);
+	return ret;
+}
+
+int fstap_writer_open_fd(struct fstap_writer **out, int fd, const char *name,
+			 const struct fstap_trace_info *info, size_t chunk_size)
+{
+	return writer_start(out, fd, false, name, info, chunk_size);
 }
 
 static void account(struct fstap_writer *w, const struct fstap_chunk_enc *enc)

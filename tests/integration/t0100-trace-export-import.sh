@@ -95,7 +95,7 @@ expect_grep "$T/err" "fstap: error: $T/bad.jsonl:2: 'size' must be a non-negativ
 expect_exit 1 "$FSTAP" import -o "$T/x.trace" "$T/nonexistent.jsonl"
 expect_grep "$T/err" "cannot open '$T/nonexistent.jsonl'"
 expect_exit 1 "$FSTAP" import -o /nonexistent/dir/x.trace "$T/in.jsonl"
-expect_grep "$T/err" "cannot create trace '/nonexistent/dir/x.trace'"
+expect_grep "$T/err" "cannot create '/nonexistent/dir/x.trace'"
 # A full disk while writing is an error, never a silently short file.
 if [ -w /dev/full ]; then
 	expect_exit 1 "$FSTAP" import -o /dev/full "$T/in.jsonl"

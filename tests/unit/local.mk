@@ -6,7 +6,8 @@ UNIT_LDADD = $(FSTAP_LIBS) $(CHECK_LIBS)
 UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
 
 LIB_UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
-	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort
+	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort \
+	tests/unit/check_output
 check_PROGRAMS += $(LIB_UNIT_TESTS)
 TESTS += $(LIB_UNIT_TESTS)
 UNIT_TESTS += $(LIB_UNIT_TESTS)
@@ -35,3 +36,8 @@ tests_unit_check_sort_SOURCES = tests/unit/check_sort.c $(UNIT_FIXTURES)
 tests_unit_check_sort_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_check_sort_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_sort_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_output_SOURCES = tests/unit/check_output.c
+tests_unit_check_output_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_output_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_output_LDADD = $(UNIT_LDADD)
