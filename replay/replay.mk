@@ -64,6 +64,7 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2130-replay-hostile.sh \
 	tests/integration/t2140-replay-cache-limit.sh \
 	tests/integration/t2150-replay-bounded-memory.sh \
+	tests/integration/t2160-replay-syscalls.sh \
 	tests/integration/t2200-roundtrip.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
 
@@ -71,4 +72,5 @@ TESTS += $(REPLAY_INTEGRATION_TESTS)
 check_PROGRAMS += tests/tools/gen-stream-trace
 tests_tools_gen_stream_trace_SOURCES = tests/tools/gen-stream-trace.c
 tests_tools_gen_stream_trace_LDADD = $(FSTAP_LIBS)
-EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md
+EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md \
+	tests/integration/replay-syscalls.py

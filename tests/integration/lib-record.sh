@@ -8,7 +8,8 @@
 #   rec_start MNT ARGS...     runs `fstap record ARGS` in the background and
 #                             waits until MNT is mounted; REC_PID is its pid
 #   rec_stop MNT              unmounts MNT, waits for the recorder; REC_RC is
-#                             its exit status
+#                             its exit status (a failure unless 0, or on a
+#                             sanitizer report in its stderr)
 #   rec_export TRACE OUT      exports TRACE as JSON Lines to OUT
 #   jq_count FILTER [FILE]    how many records FILTER selects
 #   $PY $TOOLS CMD ...        tests/integration/record-tools.py (workload,
@@ -86,6 +87,10 @@ rec_stop() {
 	set -e
 	if [ "$REC_RC" != 0 ]; then
 		fail "fstap record exited $REC_RC: $(cat "$T/rec.err")"
+		return 1
+	fi
+	if sanitizer_report "$T/rec.err"; then
+		fail "fstap record made a sanitizer report: $(head -c 2000 "$T/rec.err")"
 		return 1
 	fi
 	return 0

@@ -8,3 +8,11 @@ INTEGRATION_TESTS = \
 INTEGRATION_TESTS += tests/integration/t9000-examples-native.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/trace_reader.py
+
+# t0010: a sanitizer report fails a test (the canary makes one on purpose).
+INTEGRATION_TESTS += tests/integration/t0010-sanitizer-canary.sh
+check_PROGRAMS += tests/tools/sanitizer-canary
+tests_tools_sanitizer_canary_SOURCES = tests/tools/sanitizer-canary.c
+tests_tools_sanitizer_canary_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_tools_sanitizer_canary_LDADD = $(CHECK_LIBS)
+EXTRA_DIST += tests/tools/run-test.sh tests/tools/sanitizer-report.sh tests/README.md

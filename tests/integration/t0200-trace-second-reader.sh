@@ -11,20 +11,13 @@
 # hand-made chunk with unknown record types, trailing bytes and a record that
 # ends early is read the same way by both.
 #
-# Environment: FSTAP (the binary), FSTAP_SRCDIR (the source tree).
-set -eu
-
-: "${FSTAP:?FSTAP must name the fstap binary}"
-: "${FSTAP_SRCDIR:?FSTAP_SRCDIR must name the source tree}"
+# Environment: FSTAP (the binary), FSTAP_SRCDIR (the source tree), as lib.sh.
+. "$(dirname "$0")/lib.sh"
 READER="$FSTAP_SRCDIR/tests/integration/trace_reader.py"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "SKIP: python3 not found"
-	exit 77
-fi
+command -v python3 >/dev/null 2>&1 || skip "python3 not found"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=$T
 cd "$tmp"
 
 failures=0

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""replay-syscalls.py: the trace of t2160 and the system calls its replay must issue.
+
+  replay-syscalls.py gen OUT.jsonl     writes the trace (JSON Lines)
+  replay-syscalls.py check STRACE.log  checks the replay's worker threads
+                                       issued exactly CALLS below, in order,
+                                       with the flags, sizes and offsets the
+                                       trace holds (strace -f -y output)
+
+One description, so that what is written and what is checked cannot drift.
+The flag names are strace's, decoded here from the numbers in the trace by
+this file's own tables, not by fstap's.
+"""
+import json
+import os
+import re
+import sys
+
+O = dict(O_WRONLY=0o1, O_RDWR=0o2, O_CREAT=0o100, O_EXCL=0o200, O_TRUNC=0o1000,
+         O_APPEND=0o2000, O_DSYNC=0o10000, O_DIRECT=0o40000, O_DIRECTORY=0o200000,
+         O_NOATIME=0o1000000, O_SYNC=0o4010000)
+# what an open's flags must say about the recorded call (the access mode and
+# the flags that change behaviour); the replay adds O_NOFOLLOW, O_CLOEXEC, ...
+BEHAVIOUR = {"O_RDONLY", "O_WRONLY", "O_RDWR", "O_CREAT", "O_EXCL", "O_TRUNC", "O_APPEND",
+             "O_DSYNC", "O_SYNC", "O_DIRECT", "O_NOATIME"}
+FALLOC = {0: "0", 0x01: "FALLOC_FL_KEEP_SIZE", 0x03: "FALLOC_FL_KEEP_SIZE|FALLOC_FL_PUNCH_HOLE",
+          0x10: "FALLOC_FL_ZERO_RANGE"}
+RENAME = {0: "0", 1: "RENAME_NOREPLACE", 2: "RENAME_EXCHANGE"}
+XATTR = {0: "0", 1: "XATTR_CREATE", 2: "XATTR_REPLACE"}
+
+# The initial tree: name -> (obj, size); obj 1 is the root, "d" a directory.
+FILES = {"a": (3, 8192), "b": (4, 8192), "c": (5, 8192), "x": (6, 8192)}
+DIR_D = 2
+
+RECORDS = []        # the trace's operations
+CALLS = []          # what the replay must issue for them, in order
+
+
+def flag_names(f):
+    """An open's flags as strace names them, those of BEHAVIOUR only."""
+    out = {("O_RDONLY", "O_WRONLY", "O_RDWR")[f & 3]}
+    for n in ("O_CREAT", "O_EXCL", "O_TRUNC", "O_APPEND", "O_DIRECT", "O_NOATIME"):
+        if f & O[n]:
+            out.add(n)
+    if f & O["O_SYNC"] == O["O_SYNC"]:
+        out.add("O_SYNC")
+    elif f & O["O_DSYNC"]:
+        out.add("O_DSYNC")
+    return frozenset(out)
+
+
+def rec(op, **f):
+    RECORDS.append(dict(op=op, **f))
+
+
+def call(*c):
+    CALLS.append(c)
+
+
+def build():
+    fh = iter(range(1, 1000))
+
+    def opened(name, flags):
+        h = next(fh)
+        rec("open", obj=FILES[name][0], flags=flags, fh=h)
+        call("openat", name, flag_names(flags))
+        return h
+
+    def write(name, h, size, off):
+        rec("write", res=size, obj=FILES[name][0], fh=h, size=size, offset=off)
+        call("pwrite64", name, size, off)
+
+    def read(name, h, size, off):
+        rec("read", res=size, obj=FILES[name][0], fh=h, size=size, offset=off)
+        call("pread64", name, size, off)
+
+    a, b, c, x = (FILES[n][0] for n in "abcx")
+    # synchronous and direct opens (no fsync after them: the application made none)
+    h = opened("a", O["O_RDWR"] | O["O_SYNC"]); write("a", h, 4096, 0)
+    rec("release", obj=a, fh=h)
+    h = opened("b", O["O_WRONLY"] | O["O_DSYNC"]); write("b", h, 100, 8192)
+    rec("release", obj=b, fh=h)
+    h = opened("c", O["O_DIRECT"]); read("c", h, 4096, 4096)
+    rec("release", obj=c, fh=h)
+    h = opened("x", O["O_NOATIME"]); read("x", h, 512, 0)
+    rec("release", obj=x, fh=h)
+    h = opened("x", O["O_WRONLY"] | O["O_APPEND"]); write("x", h, 10, 8192)
+    rec("release", obj=x, fh=h)
+    h = opened("x", O["O_WRONLY"] | O["O_TRUNC"])
+    rec("release", obj=x, fh=h)
+    # a create with O_EXCL and O_DSYNC
+    hn = next(fh)
+    flags = O["O_WRONLY"] | O["O_CREAT"] | O["O_EXCL"] | O["O_DSYNC"]
+    rec("create", obj=1, name="n", mode=0o100640, umask=0o22, flags=flags, child=7, fh=hn)
+    call("openat", "n", flag_names(flags) | {"0640"})
+    rec("release", obj=7, fh=hn)
+    # the application's own fsync and fdatasync, fallocate modes, copy_file_range
+    hx = opened("x", O["O_RDWR"]); write("x", hx, 4096, 0)
+    rec("fsync", obj=x, fh=hx)
+    call("fsync", "x")
+    rec("fdatasync", obj=x, fh=hx)
+    call("fdatasync", "x")
+    for mode, off, size in ((0, 0, 65536), (0x01, 65536, 4096), (0x03, 0, 4096),
+                            (0x10, 4096, 4096)):
+        rec("fallocate", obj=x, fh=hx, flags=mode, offset=off, size=size)
+        call("fallocate", "x", FALLOC[mode], off, size)
+    hc = opened("c", 0)
+    rec("copy_file_range", res=4096, obj=c, fh=hc, offset=0, obj2=x, fh2=hx, offset2=8192,
+        size=4096, flags=0)
+    call("copy_file_range", "c", 0, "x", 8192, 4096)
+    rec("release", obj=c, fh=hc)
+    rec("release", obj=x, fh=hx)
+    # a directory's fsync and fdatasync
+    hd = next(fh)
+    rec("opendir", obj=DIR_D, flags=O["O_DIRECTORY"], fh=hd)
+    call("openat", "d", frozenset({"O_RDONLY"}))
+    rec("fsyncdir", obj=DIR_D, fh=hd, flags=0)
+    call("fsync", "d")
+    rec("fsyncdir", obj=DIR_D, fh=hd, flags=1)
+    call("fdatasync", "d")
+    rec("releasedir", obj=DIR_D, fh=hd)
+    # rename flags
+    rec("rename", obj=1, name="a", newparent=1, newname="a2", flags=1)
+    call("renameat2", "a", "a2", RENAME[1])
+    rec("rename", obj=1, name="b", newparent=1, newname="c", flags=2)
+    call("renameat2", "b", "c", RENAME[2])
+    # xattrs (of a, now a2)
+    rec("setxattr", obj=a, name="user.k", size=5, flags=1)
+    call("lsetxattr", "a2", "user.k", 5, XATTR[1])
+    rec("getxattr", res=5, obj=a, name="user.k", size=64)
+    call("lgetxattr", "a2", "user.k", 64)
+    rec("listxattr", res=7, obj=a, size=256)
+    call("llistxattr", "a2", 256)
+    rec("setxattr", obj=a, name="user.k", size=3, flags=2)
+    call("lsetxattr", "a2", "user.k", 3, XATTR[2])
+    rec("removexattr", obj=a, name="user.k")
+    call("lremovexattr", "a2", "user.k")
+
+
+def gen(path):
+    with open(path, "w") as out:
+        w = lambda o: out.write(json.dumps(o) + "\n")
+        w({"fstap": "trace", "version": "1.0", "metadata": {"note": "t2160"}})
+        w({"op": "process", "pid": 100, "comm": "app", "t": 0})
+        w({"op": "state_inode", "obj": 1, "mode": 0o40755, "nlink": 3, "ino": 2})
+        w({"op": "state_dentry", "obj": 1, "name": "d", "child": DIR_D})
+        w({"op": "state_inode", "obj": DIR_D, "mode": 0o40755, "nlink": 2, "ino": 10})
+        for name, (obj, size) in sorted(FILES.items()):
+            w({"op": "state_dentry", "obj": 1, "name": name, "child": obj})
+            w({"op": "state_inode", "obj": obj, "mode": 0o100644, "nlink": 1, "size": size,
+               "ino": 10 + obj, "extents": [[0, size]]})
+        t = 1000
+        for r in RECORDS:
+            t += 1000
+            w(dict(t=t, dur=100, tid=100, pid=100, **r))
+        w({"op": "footer", "t": t + 1000})
+
+
+FD = r"\d+<([^>]*)>"
+PARSE = {
+    "openat": re.compile(r'openat\(' + FD + r', "([^"]*)", ([A-Z_|]+)(?:, (\d+))?\)'),
+    "pwrite64": re.compile(r'pwrite64\(' + FD + r', .*, (\d+), (\d+)\)'),
+    "pread64": re.compile(r'pread64\(' + FD + r', .*, (\d+), (\d+)\)'),
+    "fsync": re.compile(r'fsync\(' + FD + r'\)'),
+    "fdatasync": re.compile(r'fdatasync\(' + FD + r'\)'),
+    "fallocate": re.compile(r'fallocate\(' + FD + r', ([A-Z_|0-9]+), (\d+), (\d+)\)'),
+    "copy_file_range": re.compile(r'copy_file_range\(' + FD + r', \[(\d+)\], ' + FD +
+                                  r', \[(\d+)\], (\d+), 0\)'),
+    "renameat2": re.compile(r'renameat2\(' + FD + r', "([^"]*)", ' + FD + r', "([^"]*)", ([A-Z_|0-9]+)\)'),
+    "lsetxattr": re.compile(r'lsetxattr\("([^"]*)", "([^"]*)", .*, (\d+), ([A-Z_0-9]+)\)'),
+    "lgetxattr": re.compile(r'lgetxattr\("([^"]*)", "([^"]*)", .*, (\d+)\)'),
+    "llistxattr": re.compile(r'llistxattr\("([^"]*)", .*, (\d+)\)'),
+    "lremovexattr": re.compile(r'lremovexattr\("([^"]*)", "([^"]*)"\)'),
+}
+CALL = re.compile(r"^(\d+) +([a-z0-9_]+)\((.*)$")
+
+
+def issued(log):
+    """The replay workers' calls: every thread but the first (the main one)."""
+    main, out = None, []
+    for line in open(log, errors="replace"):
+        m = CALL.match(line)
+        if not m:
+            continue
+        pid, name = m.group(1), m.group(2)
+        if main is None:
+            main = pid
+        if pid == main or name not in PARSE:
+            continue
+        body = line[len(pid):].strip()
+        p = PARSE[name].match(body)
+        if not p:
+            out.append(("unparsed", body))
+            continue
+        g = p.groups()
+        base = lambda s: os.path.basename(s)
+        if name == "openat":
+            flags = set(g[2].split("|"))
+            if "O_PATH" in flags:
+                continue        # the replay's own path walk
+            key = (name, g[1], frozenset(flags & BEHAVIOUR) | ({g[3]} if g[3] else set()))
+            if "O_NOFOLLOW" not in flags:
+                out.append(("unconfined", body))
+        elif name in ("pwrite64", "pread64"):
+            key = (name, base(g[0]), int(g[1]), int(g[2]))
+        elif name in ("fsync", "fdatasync"):
+            key = (name, base(g[0]))
+        elif name == "fallocate":
+            key = (name, base(g[0]), g[1], int(g[2]), int(g[3]))
+        elif name == "copy_file_range":
+            key = (name, base(g[0]), int(g[1]), base(g[2]), int(g[3]), int(g[4]))
+        elif name == "renameat2":
+            key = (name, g[1], g[3], g[4])
+        elif name in ("lsetxattr",):
+            key = (name, g[0], g[1], int(g[2]), g[3])
+        elif name == "lgetxattr":
+            key = (name, g[0], g[1], int(g[2]))
+        elif name == "llistxattr":
+            key = (name, g[0], int(g[1]))
+        else:
+            key = (name,) + g
+        out.append(key)
+    return out
+
+
+def check(log):
+    got = issued(log)
+    want = [tuple(c) for c in CALLS]
+    if got == want:
+        return 0
+    n = 0
+    while n < min(len(got), len(want)) and got[n] == want[n]:
+        n += 1
+    print("the replay issued %d calls, the trace holds %d; the first difference, at %d:"
+          % (len(got), len(want), n))
+    print("  issued:   %s" % (got[n:n + 3],))
+    print("  expected: %s" % (want[n:n + 3],))
+    return 1
+
+
+build()
+if __name__ == "__main__":
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+    elif sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2]))
+    else:
+        sys.exit("usage: replay-syscalls.py gen OUT.jsonl | check STRACE.log")
