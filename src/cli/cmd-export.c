@@ -110,7 +110,12 @@ int cmd_export(int argc, char **argv)
 			jb.len = 0;
 		}
 	}
-	if (ret == 0 && jb.len && fwrite(jb.buf, 1, jb.len, out) != jb.len)
+	/*
+	 * The records read before a reader's error are written too: on '-' a
+	 * corrupt trace exports up to the corruption (a FILE is dropped after
+	 * any error).
+	 */
+	if (ret <= 0 && jb.len && fwrite(jb.buf, 1, jb.len, out) != jb.len && ret == 0)
 		ret = 1;
 	if (jb.oom || ret == -ENOMEM) {
 		status = fstap_error(1, "out of memory");
