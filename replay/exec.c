@@ -59,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fstap/devnode.h"
 #include "replay_i.h"
 
 #define DIRCACHE_MAX 256		/* descriptors the shared table keeps */
@@ -72,7 +73,7 @@
 /* ---- shared: handles --------------------------------------------------- */
 
 struct rp_handle {
-	int fd;
+	int fd;			/* -1: a device node's open, refused (no --devices) */
 	bool dir;
 	/* taken under rp_shared.mu, where the table's own reference keeps it
 	 * alive; dropped without it (the last one closes) */
@@ -171,7 +172,8 @@ void rp_shared_track_order(struct rp_shared *sh, bool on)
 
 static void handle_destroy(struct rp_handle *h)
 {
-	close(h->fd);
+	if (h->fd >= 0)
+		close(h->fd);
 	pthread_mutex_destroy(&h->mu);
 	free(h->names);
 	free(h);
@@ -394,7 +396,8 @@ static int handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 
 	if (!h || fh == UINT64_MAX) {
 		free(h);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
 	}
 	h->fd = fd;
@@ -425,6 +428,28 @@ static bool handle_remove(struct rp_shared *sh, uint64_t fh)
 	if (found)
 		handle_put((struct rp_handle *)(uintptr_t)v);
 	return found;
+}
+
+/*
+ * The live handle of recorded fh for an executor that issues I/O on it
+ * (reference taken), or NULL with *res the executor's result: RP_E_UNKNOWN
+ * for a handle never opened, RP_E_DEVICE_IO for the open of a device node
+ * the replay refused (what is done through it is not issued either).
+ */
+static struct rp_handle *io_handle(struct rp_shared *sh, uint64_t fh, int64_t *res)
+{
+	struct rp_handle *h = handle_get(sh, fh);
+
+	if (!h) {
+		*res = RP_E_UNKNOWN;
+		return NULL;
+	}
+	if (h->fd < 0) {
+		handle_put(h);
+		*res = RP_E_DEVICE_IO;
+		return NULL;
+	}
+	return h;
 }
 
 /* ---- per-worker context ----------------------------------------------- */
@@ -740,11 +765,11 @@ static int64_t exec_getattr(struct rp_exec *x, const struct rp_task *t)
 	int dfd, ret;
 
 	if (t->rec.fh) {
-		struct rp_handle *h = handle_get(x->sh, t->rec.fh);
 		int64_t r;
+		struct rp_handle *h = io_handle(x->sh, t->rec.fh, &r);
 
 		if (!h)
-			return RP_E_UNKNOWN;
+			return r;
 		/* the application's read at end of file (sched.c, track_handle) */
 		if (t->eof_read) {
 			r = grow_buf(&x->buf, &x->bufcap, t->rec.size, false);
@@ -769,9 +794,9 @@ static int64_t exec_setattr(struct rp_exec *x, const struct rp_task *t)
 	int dfd = -1, fd = -1;
 
 	if (r->fh) {
-		h = handle_get(x->sh, r->fh);
+		h = io_handle(x->sh, r->fh, &ret);
 		if (!h)
-			return RP_E_UNKNOWN;
+			return ret;
 		fd = h->fd;
 	} else if ((ret = obj_at(x, t, t->path, x->name, &dfd))) {
 		return ret;
@@ -843,18 +868,19 @@ static int64_t exec_readlink(struct rp_exec *x, const struct rp_task *t)
 	return 0;
 }
 
+/* A device node gets its recorded number only with --devices (fstap/devnode.h). */
 static int64_t exec_mknod(struct rp_exec *x, const struct rp_task *t)
 {
-	int dfd, ret;
+	dev_t rdev = (dev_t)fstap_devnode_rdev(t->rec.mode, t->rec.rdev, x->sh->devices);
+	int dfd, ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
 
-	/* a device node in DIR reaches the device, outside DIR: only if asked */
-	if ((S_ISCHR(t->rec.mode) || S_ISBLK(t->rec.mode)) && !x->sh->devices)
-		return -EPERM;
-	ret = entry_at(x, t, t->path, t->rec.name, x->name, &dfd);
 	if (ret)
 		return ret;
-	return SYSRET(mknodat(dfd, x->name, (mode_t)(t->rec.mode & S_IFMT) | umasked(&t->rec, 07777),
-			      (dev_t)t->rec.rdev));
+	if (mknodat(dfd, x->name, (mode_t)(t->rec.mode & S_IFMT) | umasked(&t->rec, 07777), rdev))
+		return -errno;
+	if (!x->sh->devices && fstap_is_devnode(t->rec.mode))
+		x->st->devnodes++;
+	return 0;
 }
 
 static int64_t exec_mkdir(struct rp_exec *x, const struct rp_task *t)
@@ -944,6 +970,11 @@ static int64_t exec_open(struct rp_exec *x, const struct rp_task *t)
 
 	if (ret)
 		return ret;
+	/* A device node is never opened without --devices: a handle that is no descriptor. */
+	if (t->device && !x->sh->devices) {
+		ret = handle_add(x->sh, t->rec.fh, -1, false);
+		return ret ? ret : RP_E_DEVICE;
+	}
 	/* An open of an existing object: it never creates one. */
 	return open_common(x, t, dfd, open_flags(t->rec.flags_arg) & ~(O_CREAT | O_EXCL), 0,
 			   false);
@@ -987,11 +1018,11 @@ static int64_t exec_opendir(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t exec_read(struct rp_exec *x, const struct rp_task *t)
 {
-	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
 	int64_t ret;
+	struct rp_handle *h = io_handle(x->sh, t->rec.fh, &ret);
 
 	if (!h)
-		return RP_E_UNKNOWN;
+		return ret;
 	ret = grow_buf(&x->buf, &x->bufcap, t->rec.size, false);
 	if (!ret)
 		ret = SYSVAL(pread(h->fd, x->buf, t->rec.size, (off_t)t->rec.offset));
@@ -1001,11 +1032,11 @@ static int64_t exec_read(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t exec_write(struct rp_exec *x, const struct rp_task *t)
 {
-	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
 	int64_t ret;
+	struct rp_handle *h = io_handle(x->sh, t->rec.fh, &ret);
 
 	if (!h)
-		return RP_E_UNKNOWN;
+		return ret;
 	ret = grow_buf(&x->rnd, &x->rndcap, t->rec.size, true);
 	if (!ret)
 		ret = SYSVAL(pwrite(h->fd, x->rnd, t->rec.size, (off_t)t->rec.offset));
@@ -1020,11 +1051,11 @@ static int64_t exec_release(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t fsync_common(struct rp_exec *x, const struct rp_task *t, bool data)
 {
-	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
 	int64_t ret;
+	struct rp_handle *h = io_handle(x->sh, t->rec.fh, &ret);
 
 	if (!h)
-		return RP_E_UNKNOWN;
+		return ret;
 	ret = data ? SYSRET(fdatasync(h->fd)) : SYSRET(fsync(h->fd));
 	handle_put(h);
 	return ret;
@@ -1229,11 +1260,11 @@ static int64_t exec_removexattr(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t exec_fallocate(struct rp_exec *x, const struct rp_task *t)
 {
-	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
 	int64_t ret;
+	struct rp_handle *h = io_handle(x->sh, t->rec.fh, &ret);
 
 	if (!h)
-		return RP_E_UNKNOWN;
+		return ret;
 	ret = SYSRET(fallocate(h->fd, (int)(t->rec.flags_arg & 0x7f), (off_t)t->rec.offset,
 			       (off_t)t->rec.size));
 	handle_put(h);
@@ -1242,10 +1273,12 @@ static int64_t exec_fallocate(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t exec_copy_file_range(struct rp_exec *x, const struct rp_task *t)
 {
-	struct rp_handle *a = handle_get(x->sh, t->rec.fh), *b = handle_get(x->sh, t->rec.fh2);
 	loff_t in = (loff_t)t->rec.offset, out = (loff_t)t->rec.offset2;
-	int64_t ret = RP_E_UNKNOWN;
+	int64_t ret = 0;
+	struct rp_handle *a = io_handle(x->sh, t->rec.fh, &ret), *b = NULL;
 
+	if (a)
+		b = io_handle(x->sh, t->rec.fh2, &ret);
 	if (a && b)
 		ret = SYSVAL(copy_file_range(a->fd, &in, b->fd, &out, t->rec.size, 0));
 	if (a)
@@ -1257,11 +1290,11 @@ static int64_t exec_copy_file_range(struct rp_exec *x, const struct rp_task *t)
 
 static int64_t exec_lseek(struct rp_exec *x, const struct rp_task *t)
 {
-	struct rp_handle *h = handle_get(x->sh, t->rec.fh);
 	int64_t ret;
+	struct rp_handle *h = io_handle(x->sh, t->rec.fh, &ret);
 
 	if (!h)
-		return RP_E_UNKNOWN;
+		return ret;
 	ret = t->rec.whence > SEEK_HOLE ? -EINVAL
 		: SYSVAL(lseek(h->fd, (off_t)t->rec.offset, (int)t->rec.whence));
 	handle_put(h);
@@ -1358,6 +1391,10 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 	res = rp_exec_ops[op].fn(x, t);
 	lat = now_ns() - t0;
 	exec_release_dirs(x);
+	if (res == RP_E_DEVICE_IO) {
+		x->st->device_io++;	/* through a device node's refused open: not issued */
+		return res;
+	}
 	rp_stats_add(x->st, op, res, lat);
 	if (rp_diverges(op, t->rec.result, res, &kind, &err)) {
 		if (t->raced)

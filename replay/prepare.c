@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fstap/devnode.h"
 #include "prepare.h"
 
 #define NONE UINT32_MAX
@@ -415,15 +416,16 @@ static int create_obj(struct run *r, uint32_t idx, const struct prep_dent *d, in
 		else
 			r->st->symlinks++;
 		break;
-	case S_IFCHR: case S_IFBLK:
-		if (!r->o->devices)
-			return 1;
-		/* fall through */
 	default:
-		if (mknodat(pfd, d->name, (o->mode & S_IFMT) | 0600, (dev_t)o->rdev))
+		/* devices: the recorded number only with --devices (fstap/devnode.h) */
+		if (mknodat(pfd, d->name, (o->mode & S_IFMT) | 0600,
+			    (dev_t)fstap_devnode_rdev(o->mode, o->rdev, r->o->devices))) {
 			ret = -errno;
-		else
+		} else {
 			r->st->specials++;
+			if (!r->o->devices && fstap_is_devnode(o->mode))
+				r->st->devnodes_placeholder++;
+		}
 		break;
 	}
 	if (!ret && !S_ISDIR(o->mode) && !S_ISREG(o->mode))

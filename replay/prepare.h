@@ -53,7 +53,7 @@ enum prep_skip {
 	PREP_SKIP_DIR_LINK,	/* a second name of a directory (or a loop), a name of the root */
 	PREP_SKIP_DUP_NAME,	/* the directory already has that name for another object */
 	PREP_SKIP_DUP_STATE,	/* a second state_inode for an object (the first is kept) */
-	PREP_SKIP_BAD_OBJECT,	/* unknown file type, bad symlink target, devices refused */
+	PREP_SKIP_BAD_OBJECT,	/* unknown file type, bad symlink target */
 	PREP_SKIP_UNREACHABLE,	/* no valid chain of names from the root (orphan, cycle) */
 	PREP_SKIP_CREATE_FAILED, /* the target file system refused it (errno noted) */
 	PREP_SKIP_PARENT_FAILED, /* its directory, or the linked object, was not created */
@@ -183,13 +183,14 @@ struct prep_opts {
 	enum prep_data data;
 	uint64_t seed;		/* of the file contents */
 	bool progress;		/* a progress line on stderr */
-	bool devices;		/* create character and block devices */
+	bool devices;		/* device nodes with their recorded numbers (fstap/devnode.h) */
 	const char *dir_name;	/* the target, for messages */
 };
 
 struct prep_stats {
 	uint64_t objects;	/* created, the root not counted */
 	uint64_t dirs, files, symlinks, specials, links;
+	uint64_t devnodes_placeholder;	/* device nodes made with a placeholder number */
 	uint64_t bytes;		/* data written */
 	uint64_t total_objects, total_bytes;	/* what the plan asks for */
 	uint64_t attr_failed;	/* owner, mode or times the target refused */

@@ -65,6 +65,9 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2140-replay-cache-limit.sh \
 	tests/integration/t2150-replay-bounded-memory.sh \
 	tests/integration/t2160-replay-syscalls.sh \
+	tests/integration/t2165-replay-sync-writes.sh \
+	tests/integration/t2170-replay-devices.sh \
+	tests/integration/t2180-replay-posix-suite.sh \
 	tests/integration/t2200-roundtrip.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
 
@@ -73,4 +76,4 @@ check_PROGRAMS += tests/tools/gen-stream-trace
 tests_tools_gen_stream_trace_SOURCES = tests/tools/gen-stream-trace.c
 tests_tools_gen_stream_trace_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md \
-	tests/integration/replay-syscalls.py
+	tests/integration/replay-syscalls.py tests/integration/sync-writer.py

@@ -75,6 +75,7 @@ enum rp_div_kind {
 	RP_DIV_ENTRIES,		/* a readdir entry set differs */
 	RP_DIV_UNKNOWN,		/* an object or handle the replay cannot resolve */
 	RP_DIV_REFUSED,		/* a hostile name or path, refused (confinement) */
+	RP_DIV_DEVICE,		/* an open of a device node, refused (no --devices) */
 	RP_DIV_NR
 };
 const char *rp_div_kind_name(enum rp_div_kind k);
@@ -82,6 +83,8 @@ const char *rp_div_kind_name(enum rp_div_kind k);
 /* Executor pseudo-results (below any -errno). */
 #define RP_E_UNKNOWN (-100001)
 #define RP_E_REFUSED (-100002)
+#define RP_E_DEVICE (-100003)		/* the open of a device node, refused */
+#define RP_E_DEVICE_IO (-100004)	/* I/O through such an open: not issued */
 
 struct rp_div {
 	uint16_t op, kind, err;
@@ -103,6 +106,8 @@ struct rp_stats {
 	/* differing results of operations that raced in the recording (not divergences) */
 	uint64_t raced;
 	uint64_t out_of_order;	/* --order=none: same-resource pairs reordered */
+	uint64_t devnodes;	/* device nodes made with a placeholder number (fstap/devnode.h) */
+	uint64_t device_io;	/* operations through a refused open of one, not issued */
 };
 
 void rp_stats_init(struct rp_stats *s);
@@ -212,6 +217,7 @@ struct rp_task {
 	bool marked;			/* a write right after its marker: a write() starts here */
 	bool merged;			/* a write the first part of its split issued (final) */
 	bool raced;			/* overlapped a conflicting op of another thread when recorded */
+	bool device;			/* an open of a character or block device node */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
@@ -370,6 +376,7 @@ struct rp_result {
 	uint64_t op_records;		/* operation records */
 	uint64_t replayed;		/* ops executed */
 	uint64_t kernel_skipped;	/* FSTAP_RF_KERNEL: left to the kernel */
+	uint64_t syncs_unflagged;	/* of them, syncs after synchronous writes found here */
 	uint64_t not_replayed;		/* forget, flush */
 	uint64_t lookups_absorbed, lookups_issued;
 	uint64_t getattrs_absorbed, getattrs_issued, getattrs_eof_reads;

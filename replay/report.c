@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fstap/devnode.h"
 #include "replay_i.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9 };
@@ -92,6 +93,9 @@ static void div_label(const struct rp_div *d, char *buf, size_t cap)
 	case RP_DIV_SUCCEEDED:
 		snprintf(buf, cap, "succeeded (recorded %s)", errno_name(d->err, eb, sizeof(eb)));
 		break;
+	case RP_DIV_DEVICE:
+		snprintf(buf, cap, "device (open refused)");
+		break;
 	default:
 		snprintf(buf, cap, "%s", rp_div_kind_name((enum rp_div_kind)d->kind));
 	}
@@ -132,11 +136,19 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 			"%llu issued as reads at end of file\n",
 			(unsigned long long)r->getattrs_absorbed, (unsigned long long)r->getattrs_issued,
 			(unsigned long long)r->getattrs_eof_reads);
+	if (r->syncs_unflagged)
+		fprintf(f, "syncs:        %llu fsync/fdatasync after O_SYNC/O_DSYNC writes left to "
+			"the kernel (the trace does not flag them)\n",
+			(unsigned long long)r->syncs_unflagged);
 	if (r->writes_merged)
 		fprintf(f, "writes:       %llu parts of writes the kernel split, issued with the "
 			"first part\n", (unsigned long long)r->writes_merged);
 	if (r->incomplete)
 		fprintf(f, "trace:        incomplete (no footer)\n");
+	if (r->stats.devnodes || r->stats.device_io)
+		fprintf(f, "device nodes: %llu " FSTAP_DEVNODE_WORDS "; %llu operations through "
+			"refused opens of them not issued\n", (unsigned long long)r->stats.devnodes,
+			(unsigned long long)r->stats.device_io);
 	fprintf(f, "\n%-16s %9s %7s %9s %9s %9s %9s %9s %9s   (us)\n", "op", "count", "errors",
 		"mean", "p50", "p90", "p99", "p99.9", "max");
 	for (op = 0; op < FSTAP_OP_NR; op++) {
@@ -262,6 +274,8 @@ static json_t *run_json(const struct rp_result *r)
 		json_object_set_new(o, "lag_ns", hist_json(s->lag));
 	json_object_set_new(o, "divergences", json_integer((json_int_t)s->divergences));
 	json_object_set_new(o, "raced", json_integer((json_int_t)s->raced));
+	json_object_set_new(o, "devnodes_placeholder", json_integer((json_int_t)s->devnodes));
+	json_object_set_new(o, "device_io_skipped", json_integer((json_int_t)s->device_io));
 	for (j = 0; j < s->ndiv; j++) {
 		const struct rp_div *d = &s->div[j];
 		json_t *e = json_object();

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fstap/devnode.h"
 #include "fstap/log.h"
 #include "fstap/pathmap.h"
 #include "replay_i.h"
@@ -104,6 +105,7 @@ struct tstate {
 	struct rp_worker *w;
 	/* its non-kernel records and write markers still in the heap, in start order */
 	struct rp_task *head, *tail;
+	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
 };
 
 struct run {
@@ -119,7 +121,9 @@ struct run {
 	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
+	struct rp_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
 	bool attr_stale;	/* the recording did not cache attributes */
+	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
 	struct heap_ent *heap;		/* the heads of the window's runs */
 	size_t nheap, capheap;
 	struct rp_task *run_tail;	/* the tail of the newest run */
@@ -887,6 +891,20 @@ static void thread_unlink(struct tstate *ts, struct rp_task *t);
  */
 #define KIND_DIR 1
 #define KIND_OTHER 2
+#define KIND_DEVICE 3		/* a character or block device node (not a directory) */
+
+static uint64_t kind_of_mode(uint64_t mode)
+{
+	return S_ISDIR((mode_t)mode) ? KIND_DIR : fstap_is_devnode(mode) ? KIND_DEVICE : KIND_OTHER;
+}
+
+/* Whether obj is known to be a device node. */
+static bool is_device(const struct run *r, uint64_t obj)
+{
+	const uint64_t *k = obj ? rp_map_get(&r->kinds, obj) : NULL;
+
+	return k && *k == KIND_DEVICE;
+}
 
 static bool maybe_dir(const struct run *r, uint64_t obj)
 {
@@ -915,8 +933,9 @@ static int learn_kind(struct run *r, const struct fstap_rec *c)
 	switch (c->op) {
 	case FSTAP_OP_MKDIR:
 		return rp_map_put(&r->kinds, c->child, KIND_DIR);
-	case FSTAP_OP_CREATE:
 	case FSTAP_OP_MKNOD:
+		return rp_map_put(&r->kinds, c->child, kind_of_mode(c->mode));
+	case FSTAP_OP_CREATE:
 	case FSTAP_OP_SYMLINK:
 		return rp_map_put(&r->kinds, c->child, KIND_OTHER);
 	default:
@@ -978,6 +997,54 @@ static void ns_changes(struct run *r, const struct rp_task *t)
 		ns_change_entry(r, t->path2, t->rec.newname);
 }
 
+static uint64_t sync_key(uint64_t fh, unsigned op)
+{
+	return (fh + 1) << 6 | op;
+}
+
+/*
+ * Traces whose recorder did not flag them (sync_writes_flagged absent from
+ * the metadata): the FSYNC (FDATASYNC) of a thread right after its write on
+ * a handle opened with O_SYNC (O_DSYNC) is the kernel's (generic_write_sync)
+ * and left to the target's kernel, as the recorder now flags it. An
+ * application's own fsync right after such a write is taken for the
+ * kernel's too; its next one is not.
+ */
+static int sync_after_write(struct run *r, struct tstate *ts, struct rp_task *t)
+{
+	struct fstap_rec *c = &t->rec;
+	uint64_t *v, armed = ts->sync_armed;
+
+	if (c->flags & FSTAP_RF_KERNEL)
+		return 0;	/* a write marker, the kernel's own requests */
+	ts->sync_armed = 0;
+	switch (c->op) {
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_CREATE:
+		if (c->result < 0 || !(c->flags_arg & O_DSYNC))
+			return 0;
+		return rp_map_put(&r->sync_fh, c->fh + 1, (c->flags_arg & O_SYNC) == O_SYNC ?
+				  FSTAP_OP_FSYNC : FSTAP_OP_FDATASYNC);
+	case FSTAP_OP_RELEASE:
+		rp_map_del(&r->sync_fh, c->fh + 1, NULL);
+		return 0;
+	case FSTAP_OP_WRITE:
+		v = rp_map_get(&r->sync_fh, c->fh + 1);
+		if (v && c->result > 0)
+			ts->sync_armed = sync_key(c->fh, (unsigned)*v);
+		return 0;
+	case FSTAP_OP_FSYNC:
+	case FSTAP_OP_FDATASYNC:
+		if (armed && armed == sync_key(c->fh, c->op)) {
+			c->flags |= FSTAP_RF_KERNEL;
+			r->res->syncs_unflagged++;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int dispatch(struct run *r, struct rp_task *t)
 {
 	struct tstate *ts = t->ts;
@@ -1010,6 +1077,8 @@ static int dispatch(struct run *r, struct rp_task *t)
 			rp_classify(r->attr_stale, &r->parents, t);
 		thread_unlink(ts, t);
 	}
+	if (r->sync_unflagged && (ret = sync_after_write(r, ts, t)))
+		return ret;
 	/* a third of a trace's records are not issued (absorbed, the
 	 * kernel's): no paths for them unless the directory cache needs them */
 	issue = replayed(t, r->res);
@@ -1036,6 +1105,7 @@ static int dispatch(struct run *r, struct rp_task *t)
 	}
 	if ((ret = rp_race_check(&r->races, &t->rec, &t->raced)))
 		return ret;
+	t->device = t->rec.op == FSTAP_OP_OPEN && is_device(r, t->rec.obj);
 	w = worker_for_task(r, ts, t);
 	if (!w)
 		return -ENOMEM;
@@ -1077,46 +1147,52 @@ static void progress(struct run *r, bool final)
 	fflush(stderr);
 }
 
+/* The trace's metadata object (NULL if none or not JSON); json_decref it. */
+static json_t *trace_metadata(const struct fstap_reader *rd)
+{
+	const struct fstap_trace_info *info = fstap_reader_info(rd);
+
+	return info->metadata_json ? json_loads(info->metadata_json, 0, NULL) : NULL;
+}
+
 /*
  * Whether the recording refreshed attributes before every permission check
  * (its recorder.attr_timeout is 0, as in the default cache mode). A trace
  * that does not say (hand-made, imported) is taken as not.
  */
-static bool attrs_stale(const struct fstap_reader *rd)
+static bool attrs_stale(const json_t *meta)
 {
-	const struct fstap_trace_info *info = fstap_reader_info(rd);
-	json_t *root, *v;
-	bool stale = false;
+	json_t *v = json_object_get(json_object_get(meta, "recorder"), "attr_timeout");
 
-	if (!info->metadata_json || !(root = json_loads(info->metadata_json, 0, NULL)))
-		return false;
-	v = json_object_get(json_object_get(root, "recorder"), "attr_timeout");
-	stale = json_is_number(v) && json_number_value(v) == 0;
-	json_decref(root);
-	return stale;
+	return json_is_number(v) && json_number_value(v) == 0;
+}
+
+/*
+ * Whether the recorder flagged the kernel's syncs after synchronous writes
+ * (recorder.sync_writes_flagged), or had none to flag: with direct_io the
+ * kernel does not sync after a write, with writeback_cache the writes are
+ * not the thread's. A trace that does not say is taken as not.
+ */
+static bool syncs_flagged(const json_t *meta)
+{
+	json_t *rec = json_object_get(meta, "recorder");
+
+	return json_is_true(json_object_get(rec, "sync_writes_flagged")) ||
+	       json_is_true(json_object_get(rec, "direct_io")) ||
+	       json_is_true(json_object_get(rec, "writeback_cache"));
 }
 
 /* flush_interval_ns from the trace metadata ("recorder", top level or "options"). */
-static uint64_t flush_interval(const struct fstap_reader *rd)
+static uint64_t flush_interval(const json_t *meta)
 {
-	const struct fstap_trace_info *info = fstap_reader_info(rd);
-	json_t *root, *v;
-	uint64_t ns = DEFAULT_FLUSH_NS;
+	json_t *v = json_object_get(json_object_get(meta, "recorder"), "flush_interval_ns");
 
-	if (!info->metadata_json)
-		return ns;
-	root = json_loads(info->metadata_json, 0, NULL);
-	if (!root)
-		return ns;
-	v = json_object_get(json_object_get(root, "recorder"), "flush_interval_ns");
 	if (!v)
-		v = json_object_get(root, "flush_interval_ns");
+		v = json_object_get(meta, "flush_interval_ns");
 	if (!v)
-		v = json_object_get(json_object_get(root, "options"), "flush_interval_ns");
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		ns = (uint64_t)json_integer_value(v);
-	json_decref(root);
-	return ns;
+		v = json_object_get(json_object_get(meta, "options"), "flush_interval_ns");
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : DEFAULT_FLUSH_NS;
 }
 
 /*
@@ -1224,8 +1300,7 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			    ((ret = fstap_pathmap_apply(r->pm, &rec)) || (ret = learn_parent(r, &rec))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
-			    (ret = rp_map_put(&r->kinds, rec.obj,
-					      S_ISDIR(rec.mode) ? KIND_DIR : KIND_OTHER)))
+			    (ret = rp_map_put(&r->kinds, rec.obj, kind_of_mode(rec.mode))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			continue;
 		}
@@ -1283,6 +1358,7 @@ static void run_release(struct run *r)
 	rp_map_release(&r->fh_owner);
 	rp_map_release(&r->kinds);
 	rp_map_release(&r->parents);
+	rp_map_release(&r->sync_fh);
 	fstap_pathmap_free(r->pm);
 	rp_arena_free(r->arena);	/* every task is freed by now */
 }
@@ -1294,6 +1370,8 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	struct rp_result *res;
 	struct stat st;
 	char *msg = NULL;
+	json_t *meta;
+	uint64_t window;
 	int root_fd, ret;
 	mode_t old_umask;
 	size_t i;
@@ -1332,7 +1410,12 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	rp_map_init(&r.fh_owner);
 	rp_map_init(&r.kinds);
 	rp_map_init(&r.parents);
-	r.attr_stale = attrs_stale(rd);
+	rp_map_init(&r.sync_fh);
+	meta = trace_metadata(rd);
+	r.attr_stale = attrs_stale(meta);
+	r.sync_unflagged = !syncs_flagged(meta);
+	window = o->window_ns ? o->window_ns : sat_add(flush_interval(meta), WINDOW_MARGIN_NS);
+	json_decref(meta);
 	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r.sh, o->devices);
 
@@ -1340,8 +1423,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	old_umask = umask(0);
 	r.t0 = now_ns();
 	r.last_progress = r.t0;
-	ret = feed(&r, rd, o->window_ns ? o->window_ns :
-		   sat_add(flush_interval(rd), WINDOW_MARGIN_NS));
+	ret = feed(&r, rd, window);
 	for (i = 0; i < r.nw; i++)
 		worker_close(r.w[i]);
 	for (i = 0; i < r.nw; i++)

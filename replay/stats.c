@@ -112,6 +112,7 @@ static const char *const div_names[RP_DIV_NR] = {
 	[RP_DIV_ENTRIES] = "entries",
 	[RP_DIV_UNKNOWN] = "unknown",
 	[RP_DIV_REFUSED] = "refused",
+	[RP_DIV_DEVICE] = "device",
 };
 
 const char *rp_div_kind_name(enum rp_div_kind k)
@@ -235,6 +236,8 @@ int rp_stats_merge(struct rp_stats *dst, const struct rp_stats *src)
 			ret = -ENOMEM;
 	}
 	dst->out_of_order += src->out_of_order;
+	dst->devnodes += src->devnodes;
+	dst->device_io += src->device_io;
 	return ret;
 }
 
@@ -248,6 +251,10 @@ bool rp_diverges(unsigned op, int64_t recorded, int64_t got, enum rp_div_kind *k
 	}
 	if (got == RP_E_REFUSED) {
 		*kind = RP_DIV_REFUSED;
+		return true;
+	}
+	if (got == RP_E_DEVICE) {
+		*kind = RP_DIV_DEVICE;
 		return true;
 	}
 	if (got < 0) {

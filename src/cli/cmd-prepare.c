@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "fstap/devnode.h"
 #include "fstap/log.h"
 #include "replay/prepare.h"
 
@@ -20,8 +21,8 @@ static const char prepare_usage[] =
 	"                     [--seed=N] [--devices] [--strict] [-q] TRACE DIR\n"
 	"\n"
 	"Recreate in DIR the initial state that TRACE carries: directories, files\n"
-	"with their size and holes, symlinks, hard links, FIFOs and sockets (device\n"
-	"nodes with --devices), with their owners, modes, xattrs and times. DIR must\n"
+	"with their size and holes, symlinks, hard links, FIFOs, sockets and device\n"
+	"nodes, with their owners, modes, xattrs and times. DIR must\n"
 	"exist and be empty (a lost+found directory is allowed). Nothing outside DIR\n"
 	"is created or changed, whatever the trace says: invalid or hostile entries\n"
 	"are skipped with a warning. Ends with syncfs(DIR).\n"
@@ -32,9 +33,11 @@ static const char prepare_usage[] =
 	"                     parents always come before their entries\n"
 	"      --data=KIND    file contents: 'random' (default, incompressible) or 'zero'\n"
 	"      --seed=N       seed of --order=random and of the random contents (default 1)\n"
-	"      --devices      create the character and block devices the trace has\n"
-	"                     (skipped by default: a device node reaches the device,\n"
-	"                     outside DIR; only for traces you trust)\n"
+	"      --devices      give device nodes their recorded device numbers (by\n"
+	"                     default they get one that reaches no device: the null\n"
+	"                     device for character nodes, 0:0 for block nodes, as\n"
+	"                     fstap replay does; a recorded number reaches the device,\n"
+	"                     outside DIR: only for traces you trust)\n"
 	"      --strict       exit 1 if anything was skipped\n"
 	"  -q, --quiet        no progress line and no summary\n"
 	"  -h, --help         show this help\n"
@@ -221,6 +224,9 @@ int cmd_prepare(int argc, char **argv)
 		       (unsigned long long)st.symlinks, (unsigned long long)st.specials,
 		       (unsigned long long)st.links, (unsigned long long)st.bytes, st.seconds,
 		       (unsigned long long)skipped);
+	if (!quiet && st.devnodes_placeholder)
+		printf("device nodes: %llu " FSTAP_DEVNODE_WORDS "\n",
+		       (unsigned long long)st.devnodes_placeholder);
 	status = strict && skipped ? 1 : 0;
 	if (status)
 		fstap_error(1, "%llu entries of the trace were skipped (--strict)",

@@ -11,6 +11,7 @@ libfstap_a_SOURCES = \
 	include/fstap/log.h \
 	include/fstap/crash.h \
 	include/fstap/output.h \
+	include/fstap/devnode.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -24,6 +25,7 @@ libfstap_a_SOURCES = \
 	src/lib/trace_sort.c \
 	src/lib/log.c \
 	src/lib/crash.c \
-	src/lib/output.c
+	src/lib/output.c \
+	src/lib/devnode.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

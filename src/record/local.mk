@@ -12,6 +12,7 @@ librecord_a_SOURCES = \
 	src/record/recbuf.c \
 	src/record/snapshot.c \
 	src/record/rec_ops.c \
+	src/record/syncw.c \
 	src/record/record.c
 librecord_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
 

@@ -13,8 +13,10 @@
  * process (pid 0: writeback, forgets; not RELEASE and RELEASEDIR, which
  * stand for the application's close), writepage writes, setattr with the
  * ctime bit (the kernel flushing times in writeback mode; no system call
- * sets ctime), and the kernel's own GETXATTR of security.capability before
- * a write (a heuristic: an application asking for it is flagged too).
+ * sets ctime), the kernel's own GETXATTR of security.capability before
+ * a write (a heuristic: an application asking for it is flagged too), and
+ * the FSYNC or FDATASYNC that follows a synchronous write (O_SYNC, O_DSYNC)
+ * in the same thread (syncw.c).
  *
  * Large reads are spliced (rec_read): the data goes from the backing file's
  * page cache through a per-thread pipe into /dev/fuse, copied once by the
@@ -205,7 +207,17 @@ static inline bool rq_begin(struct rq *q, fuse_req_t req, unsigned op, struct ri
 	q->r.uid = ctx->uid;
 	q->r.gid = ctx->gid;
 	q->r.obj = ri ? ri->obj : 0;
+	/* another request after a synchronous write: its sync will not come */
+	if (op != FSTAP_OP_FSYNC && op != FSTAP_OP_FDATASYNC)
+		rec_syncw_take(s->syncw, q->r.tid, op, 0);
 	return true;
+}
+
+/* Whether q, the request of a thread just after its synchronous write, is the kernel's sync. */
+static inline void rq_sync_after_write(struct rq *q, uint64_t fh)
+{
+	if (rec_syncw_take(q->s->syncw, q->r.tid, q->r.op, fh))
+		q->r.flags |= FSTAP_RF_KERNEL;
 }
 
 static inline void rq_end(struct rq *q, int64_t result)
@@ -818,6 +830,13 @@ static void rec_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		ret = pt_write(fi->fh, buf, size, off, sc ? sc->io : NULL);
 
 	rq_end(&q, ret);
+	/*
+	 * Before the reply: the kernel's sync comes as soon as it has it, on
+	 * another of our threads. Not after writepage writes (no thread's)
+	 * nor FOPEN_DIRECT_IO ones (the kernel does not sync them).
+	 */
+	if (on && ret > 0 && !fi->writepage && !s->direct_io)
+		rec_syncw_wrote(s->syncw, q.r.tid, PT_FH_ID(fi->fh), fi->flags);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -866,7 +885,12 @@ static void rec_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_
 	struct rq q;
 	bool on = rq_begin(&q, req, datasync ? FSTAP_OP_FDATASYNC : FSTAP_OP_FSYNC,
 			   RI(SES(req), ino));
-	int ret = pt_fsync(fi->fh, datasync);
+	int ret;
+
+	/* before the reply, which lets the thread's next request come */
+	if (on)
+		rq_sync_after_write(&q, PT_FH_ID(fi->fh));
+	ret = pt_fsync(fi->fh, datasync);
 
 	rq_end(&q, ret);
 	fuse_reply_err(req, -ret);

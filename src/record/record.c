@@ -149,6 +149,8 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 	json_object_set_new(rec, "keep_cache", json_boolean(s->keep_cache));
 	json_object_set_new(rec, "writeback_cache", json_boolean(s->writeback));
 	json_object_set_new(rec, "flush_read_only", json_boolean(s->flush_read_only));
+	/* FSYNC/FDATASYNC after a synchronous write carry the kernel flag (syncw.c) */
+	json_object_set_new(rec, "sync_writes_flagged", json_true());
 	json_object_set_new(rec, "threads", json_integer(threads));
 	json_object_set_new(rec, "chunk_size", json_integer(CHUNK_SIZE));
 	/* Readers size their reorder window from it (include/fstap/sort.h). */
@@ -498,6 +500,8 @@ int record_run(const struct record_opts *o)
 			struct recbuf_opts ro = { CHUNK_SIZE, CHUNKS, FLUSH_MS };
 
 			ret = recbuf_start(&s->rb, w, s->start_mono, &ro);
+			if (!ret)
+				ret = rec_syncw_new(&s->syncw);
 			if (ret < 0) {
 				fstap_error(ret, "cannot start the trace writer: %s", strerror(-ret));
 				goto out_fs;
@@ -584,6 +588,8 @@ out_rec:
 
 		lost = recbuf_stop(s->rb);
 		s->rb = NULL;
+		rec_syncw_free(s->syncw);
+		s->syncw = NULL;
 		fstap_debug("%" PRIu64 " records, %" PRIu64 " lost", records, lost);
 	}
 out_fs:

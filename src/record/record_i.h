@@ -318,9 +318,26 @@ uint64_t recbuf_records(const struct recbuf *rb);
 
 /* ---- the FUSE side (rec_ops.c, record.c) ---------------------------------- */
 
+/*
+ * The FSYNC and FDATASYNC requests the kernel makes after a synchronous
+ * write (syncw.c). A NULL table knows of none.
+ */
+struct rec_syncw;
+
+int rec_syncw_new(struct rec_syncw **out);
+void rec_syncw_free(struct rec_syncw *w);
+/* A WRITE of thread tid on handle fh_id, with the write's flags, succeeded. */
+void rec_syncw_wrote(struct rec_syncw *w, uint32_t tid, uint64_t fh_id, int write_flags);
+/*
+ * Thread tid's next request (op, on handle fh_id or 0): whether it is the
+ * sync the kernel makes after the thread's synchronous write just before.
+ */
+bool rec_syncw_take(struct rec_syncw *w, uint32_t tid, unsigned op, uint64_t fh_id);
+
 struct rec_session {
 	struct pt_fs fs;
 	struct recbuf *rb;	/* NULL: --no-trace */
+	struct rec_syncw *syncw;	/* NULL: --no-trace */
 	uint64_t start_mono;
 	enum rec_cache cache;
 	enum rec_snapshot snapshot;

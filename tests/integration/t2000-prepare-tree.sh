@@ -1,7 +1,7 @@
 #!/bin/sh
 # t2000: fstap prepare recreates a trace's initial tree exactly: nested
 # directories, files with holes, a sparse file, symlinks (never followed),
-# hard links, a FIFO, a socket, a device, modes (set-uid, set-gid), owners,
+# hard links, a FIFO, a socket, a device node, modes (set-uid, set-gid), owners,
 # times to the ns, binary xattrs on files and directories, a non-UTF-8 name
 # (the tree is in prepare-tree.py). Also: contents (random or zero), the
 # target checks (missing, not empty, lost+found allowed), options, --help.
@@ -87,18 +87,33 @@ expect_exit 2 "$FSTAP" prepare "$T/tree.trace"
 expect_exit 0 "$FSTAP" prepare --help && expect_grep "$T/out" "usage: fstap prepare"
 expect_exit 0 "$FSTAP" help prepare && expect_grep "$T/out" "--order=creation|name|random"
 
-# Devices are skipped by default (a warning): a device node in DIR reaches
-# the device outside it. --devices creates them; --strict makes a skip exit 1.
+# Device nodes: by default with the recorded type, mode and owner but a
+# device number that reaches no device (a device node in DIR reaches the
+# device outside it); the tree's 'null' is 1:3, which is also the
+# placeholder of character nodes, so a copy of it with 1:7 tells them
+# apart. --devices keeps the recorded numbers. Nothing is skipped.
+python3 - "$T/tree.jsonl" "$T/tree7.jsonl" <<'PY'
+import json, os, sys
+out = open(sys.argv[2], "w")
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("rdev") == os.makedev(1, 3):
+        r["rdev"] = os.makedev(1, 7)
+    out.write(json.dumps(r) + "\n")
+PY
+expect_exit 0 "$FSTAP" import -o "$T/tree7.trace" "$T/tree7.jsonl"
 mkdir "$T/nodev" "$T/nodev2" "$T/strict" "$T/dev"
-expect_exit 0 "$FSTAP" prepare "$T/tree.trace" "$T/nodev" &&
-	expect_grep "$T/err" "fstap: warning: skipped 'null': object cannot be created" &&
-	expect_grep "$T/out" "; 1 skipped"
-[ -e "$T/nodev/null" ] && fail "prepare created a device without --devices"
-expect_exit 0 "$FSTAP" prepare --no-devices "$T/tree.trace" "$T/nodev2"
-[ -e "$T/nodev2/null" ] && fail "--no-devices created a device"
-expect_exit 1 "$FSTAP" prepare --strict "$T/tree.trace" "$T/strict" &&
-	expect_grep "$T/err" "1 entries of the trace were skipped (--strict)"
-expect_exit 0 "$FSTAP" prepare --devices "$T/tree.trace" "$T/dev"
-[ -c "$T/dev/null" ] || fail "--devices did not create the character device"
+expect_exit 0 "$FSTAP" prepare "$T/tree7.trace" "$T/nodev" &&
+	expect_grep "$T/out" "device nodes: 1 with a device number that reaches no device (--devices keeps the recorded ones)" &&
+	expect_grep "$T/out" "; 0 skipped"
+[ "$(stat -c '%F %a %t:%T' "$T/nodev/null")" = "character special file 666 1:3" ] ||
+	fail "prepare did not make the placeholder: $(stat -c '%F %a %t:%T' "$T/nodev/null")"
+expect_exit 0 "$FSTAP" prepare --no-devices "$T/tree7.trace" "$T/nodev2"
+[ "$(stat -c '%t:%T' "$T/nodev2/null")" = "1:3" ] || fail "--no-devices kept the recorded number"
+expect_exit 0 "$FSTAP" prepare --strict "$T/tree7.trace" "$T/strict" ||
+	fail "--strict: a device node is no skip"
+expect_exit 0 "$FSTAP" prepare --devices "$T/tree7.trace" "$T/dev"
+[ "$(stat -c '%F %a %t:%T' "$T/dev/null")" = "character special file 666 1:7" ] ||
+	fail "--devices did not keep the recorded number: $(stat -c '%F %a %t:%T' "$T/dev/null")"
 
 finish

@@ -4,8 +4,9 @@
 # that lead out (to / and to a sentinel directory next to the target),
 # symlinks the trace itself creates, names with '/' in the initial state,
 # unknown handles and objects, a block device node (it would reach the
-# disk). Each attempt is refused or fails and is counted as a divergence;
-# the sentinel directory is unchanged. With --devices, mknod makes devices.
+# disk: it is made with a number that reaches no device). Each attempt is
+# refused or fails and is counted as a divergence; the sentinel directory
+# is unchanged. With --devices, mknod keeps the recorded device numbers.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -90,21 +91,25 @@ done
 [ "$(cat "$S/keep")" = precious ] || fail "the sentinel file changed"
 [ -d "$D/ok" ] || fail "'ok' moved"
 [ "$(readlink "$D/s2")" = / ] || fail "the trace's own symlink is missing"
-[ -e "$D/disk" ] && fail "replay created a block device without --devices"
+# the recorded 8:0 (the first SCSI disk) became 0:0, a number no driver serves
+[ "$(stat -c '%F %t:%T' "$D/disk" 2>&1)" = "block special file 0:0" ] ||
+	fail "the block device node is not the placeholder: $(stat -c '%F %t:%T' "$D/disk" 2>&1)"
 
-# --devices: a character device (1:3, /dev/null's) is made as recorded
-mkdir "$T/devdir"
+# A character device (1:5, /dev/zero's): 1:3 without --devices, as recorded with it
+mkdir "$T/devdir" "$T/devdir2"
 cat >"$T/dev.jsonl" <<J
 {"fstap":"trace","version":"1.0"}
 {"op":"state_inode","obj":1,"mode":16877,"ino":2,"nlink":2}
-{"op":"mknod","t":10,"dur":1,"tid":5,"pid":5,"obj":1,"name":"null","mode":8630,"rdev":259,"child":2}
+{"op":"mknod","t":10,"dur":1,"tid":5,"pid":5,"obj":1,"name":"zero","mode":8630,"rdev":261,"child":2}
 J
 expect_exit 0 "$FSTAP" import -o "$T/dev.trace" "$T/dev.jsonl"
 expect_exit 0 "$FSTAP" replay "$T/dev.trace" "$T/devdir" &&
-	expect_grep "$T/out" "mknod" && [ ! -e "$T/devdir/null" ] ||
-	fail "a character device was made without --devices"
-expect_exit 0 "$FSTAP" replay --devices "$T/dev.trace" "$T/devdir" &&
 	expect_grep "$T/out" "divergences:  0"
-[ -c "$T/devdir/null" ] || fail "--devices: the character device is missing"
+[ "$(stat -c '%F %t:%T' "$T/devdir/zero")" = "character special file 1:3" ] ||
+	fail "without --devices the character device is not the null device's number"
+expect_exit 0 "$FSTAP" replay --devices "$T/dev.trace" "$T/devdir2" &&
+	expect_grep "$T/out" "divergences:  0"
+[ "$(stat -c '%F %t:%T' "$T/devdir2/zero")" = "character special file 1:5" ] ||
+	fail "--devices: the character device is not the recorded one"
 
 finish

@@ -111,6 +111,7 @@ static const struct {
 	{ FSTAP_OP_READDIR, 4, 2, false, 0, 0 },
 	{ FSTAP_OP_OPEN, 0, RP_E_UNKNOWN, true, RP_DIV_UNKNOWN, 0 },
 	{ FSTAP_OP_OPEN, -ENOENT, RP_E_REFUSED, true, RP_DIV_REFUSED, 0 },
+	{ FSTAP_OP_OPEN, 0, RP_E_DEVICE, true, RP_DIV_DEVICE, 0 },
 };
 
 START_TEST(test_stats_divergence_table)

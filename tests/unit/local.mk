@@ -7,7 +7,7 @@ UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
 
 LIB_UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
 	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort \
-	tests/unit/check_output
+	tests/unit/check_output tests/unit/check_devnode
 check_PROGRAMS += $(LIB_UNIT_TESTS)
 TESTS += $(LIB_UNIT_TESTS)
 UNIT_TESTS += $(LIB_UNIT_TESTS)
@@ -41,3 +41,8 @@ tests_unit_check_output_SOURCES = tests/unit/check_output.c
 tests_unit_check_output_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_check_output_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_output_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_devnode_SOURCES = tests/unit/check_devnode.c
+tests_unit_check_devnode_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_devnode_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_devnode_LDADD = $(UNIT_LDADD)
