@@ -16,3 +16,9 @@ tests_tools_sanitizer_canary_SOURCES = tests/tools/sanitizer-canary.c
 tests_tools_sanitizer_canary_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_tools_sanitizer_canary_LDADD = $(CHECK_LIBS)
 EXTRA_DIST += tests/tools/run-test.sh tests/tools/sanitizer-report.sh tests/README.md
+
+# t1095: what the recorder stored against what the application saw (dirlist
+# prints what each getdents64 call returned).
+INTEGRATION_TESTS += tests/integration/t1095-record-seen.sh
+check_PROGRAMS += tests/tools/dirlist
+tests_tools_dirlist_SOURCES = tests/tools/dirlist.c
