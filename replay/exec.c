@@ -47,12 +47,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>	/* FS_IOC_* */
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -60,6 +62,7 @@
 #include <unistd.h>
 
 #include "fstap/devnode.h"
+#include "fstap/fileattr.h"
 #include "replay_i.h"
 
 #define DIRCACHE_MAX 256		/* descriptors the shared table keeps */
@@ -1301,6 +1304,53 @@ static int64_t exec_lseek(struct rp_exec *x, const struct rp_task *t)
 	return ret;
 }
 
+/* ---- executors: ioctls ---------------------------------------------------- */
+
+/* The get command of a set command's attributes. */
+static unsigned long fileattr_get_cmd(uint64_t cmd)
+{
+	return fstap_fileattr_is_flags(cmd) ? FS_IOC_GETFLAGS : FS_IOC_FSGETXATTR;
+}
+
+/*
+ * The file attribute ioctls (fstap/fileattr.h) on the live handle. A get
+ * is issued as recorded. A set first reads the target's attributes and
+ * changes what the application could change: for FS_IOC_SETFLAGS the flags
+ * chattr sets (fstap_fileattr_merge_flags), so that flags of the recording
+ * file system's own (ext4's extents flag) are not imposed on another; for
+ * FS_IOC_FSSETXATTR xflags, extent size hints and project id as recorded.
+ * A set that failed when recorded is not issued: the replay runs as root,
+ * and making a file append-only that the application could not would make
+ * every later write diverge. Other commands were refused by the recording
+ * FUSE mount (ENOTTY) and are not issued either: their recorded result
+ * stands.
+ */
+static int64_t exec_ioctl(struct rp_exec *x, const struct rp_task *t)
+{
+	uint64_t cmd = t->rec.cmd;
+	union fstap_fileattr_arg a, cur;
+	struct rp_handle *h;
+	int64_t ret;
+
+	if (!fstap_fileattr_size(cmd) || (fstap_fileattr_sets(cmd) && t->rec.result < 0))
+		return t->rec.result;
+	h = handle_get(x->sh, t->rec.fh);
+	if (!h)
+		return RP_E_UNKNOWN;
+	memset(&a, 0, sizeof(a));
+	if (!fstap_fileattr_sets(cmd)) {
+		ret = SYSRET(ioctl(h->fd, (unsigned long)cmd, &a));
+	} else if (!(ret = SYSRET(ioctl(h->fd, fileattr_get_cmd(cmd), &cur)))) {
+		a = cur;
+		fstap_fileattr_from_rec(&a, &t->rec);
+		if (fstap_fileattr_is_flags(cmd))
+			a.flags = fstap_fileattr_merge_flags(cur.flags, a.flags);
+		ret = SYSRET(ioctl(h->fd, (unsigned long)cmd, &a));
+	}
+	handle_put(h);
+	return ret;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 #define EX(op, fn) [FSTAP_OP_##op] = { fn, NULL }
@@ -1341,6 +1391,7 @@ const struct rp_exec_op rp_exec_ops[FSTAP_OP_NR] = {
 	EX(COPY_FILE_RANGE, exec_copy_file_range),
 	EX(LSEEK, exec_lseek),
 	NOT(FORGET, "the kernel's cache bookkeeping, not a system call"),
+	EX(IOCTL, exec_ioctl),
 	NOT(PROCESS, "metadata record"),
 	NOT(STATE_INODE, "initial state: fstap prepare"),
 	NOT(STATE_DENTRY, "initial state: fstap prepare"),

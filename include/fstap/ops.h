@@ -54,6 +54,7 @@ enum fstap_op {
 	FSTAP_OP_COPY_FILE_RANGE = 31,
 	FSTAP_OP_LSEEK = 32,
 	FSTAP_OP_FORGET = 33,
+	FSTAP_OP_IOCTL = 34,		/* since 1.1 */
 
 	FSTAP_OP_META_FIRST = 128,
 	FSTAP_OP_PROCESS = 128,		/* a process name, once per pid */
@@ -104,6 +105,10 @@ enum fstap_field {
 	FSTAP_F_LOST,		/* footer, loss: records dropped */
 	FSTAP_F_BYTES_READ,
 	FSTAP_F_BYTES_WRITTEN,
+	FSTAP_F_CMD,		/* ioctl: the command number (1.1) */
+	FSTAP_F_PROJID,		/* ioctl, fsxattr: the project id (1.1) */
+	FSTAP_F_EXTSIZE,	/* ioctl, fsxattr: the extent size hint (1.1) */
+	FSTAP_F_COWEXTSIZE,	/* ioctl, fsxattr: the CoW extent size hint (1.1) */
 	FSTAP_F_NR
 };
 

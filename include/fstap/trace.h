@@ -30,7 +30,7 @@
 #include "fstap/ops.h"
 
 #define FSTAP_VERSION_MAJOR 1
-#define FSTAP_VERSION_MINOR 0
+#define FSTAP_VERSION_MINOR 1
 
 #define FSTAP_FILE_HEADER_SIZE 64
 #define FSTAP_CHUNK_HEADER_SIZE 32
@@ -86,6 +86,7 @@ struct fstap_rec {
 	uint64_t ino, nlink, ppid;
 	uint64_t time_ns;	/* metadata records: when (ns since start) */
 	uint64_t records, lost, bytes_read, bytes_written;
+	uint64_t cmd, projid, extsize, cowextsize;	/* ioctl */
 
 	uint32_t nentries, nxattrs, nextents;
 	const struct fstap_dirent *entries;

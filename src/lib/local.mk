@@ -12,6 +12,7 @@ libfstap_a_SOURCES = \
 	include/fstap/crash.h \
 	include/fstap/output.h \
 	include/fstap/devnode.h \
+	include/fstap/fileattr.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -26,6 +27,7 @@ libfstap_a_SOURCES = \
 	src/lib/log.c \
 	src/lib/crash.c \
 	src/lib/output.c \
-	src/lib/devnode.c
+	src/lib/devnode.c \
+	src/lib/fileattr.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

@@ -59,6 +59,8 @@ static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
 	   F(OFFSET2), F(SIZE), F(FLAGS), END),
 	OP(LSEEK, "lseek", HND, F(FH), F(OFFSET), F(WHENCE), END),
 	OP(FORGET, "forget", 0, F(SIZE), END),
+	OP(IOCTL, "ioctl", HND | MUT, F(FH), F(CMD), F(FLAGS), F(PROJID), F(EXTSIZE),
+	   F(COWEXTSIZE), END),
 
 	OP(PROCESS, "process", META, F(PID), F(PPID), F(COMM), F(CMDLINE), F(TIME), END),
 	OP(STATE_INODE, "state_inode", META, F(OBJ), F(MODE), F(OWNER_UID), F(OWNER_GID),
@@ -111,6 +113,10 @@ static const struct fstap_field_info field_table[FSTAP_F_NR] = {
 	FI(LOST, "lost", U64, lost),
 	FI(BYTES_READ, "bytes_read", U64, bytes_read),
 	FI(BYTES_WRITTEN, "bytes_written", U64, bytes_written),
+	FI(CMD, "cmd", U64, cmd),
+	FI(PROJID, "projid", U64, projid),
+	FI(EXTSIZE, "extsize", U64, extsize),
+	FI(COWEXTSIZE, "cowextsize", U64, cowextsize),
 };
 
 const struct fstap_op_info *fstap_op_info(unsigned op)

@@ -43,6 +43,7 @@ RECORD_TESTS = \
 	tests/integration/t1070-record-posix-edges.sh \
 	tests/integration/t1080-record-pid-reuse.sh \
 	tests/integration/t1090-record-submount.sh \
+	tests/integration/t1100-record-ioctl.sh \
 	tests/integration/t1110-record-direct-suid.sh
 TESTS += $(RECORD_TESTS)
 EXTRA_DIST += $(RECORD_TESTS) tests/integration/lib-record.sh \

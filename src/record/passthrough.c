@@ -12,8 +12,12 @@
  * fsgid, set on the calling thread only (setfsuid/setfsgid are per thread in
  * the kernel). If that fails with EACCES or EPERM, the call is retried with
  * the caller's supplementary groups too, so the common path reads nothing
- * from /proc. Everything else runs with the daemon's credentials: the kernel
- * has already checked permissions (default_permissions).
+ * from /proc. The file attribute ioctls that set (chattr) run with the
+ * caller's fsuid and fsgid too, so that the backing file system checks
+ * ownership and CAP_LINUX_IMMUTABLE as for the caller (a fsuid other than 0
+ * drops the daemon's file capabilities). Everything else runs with the
+ * daemon's credentials: the kernel has already checked permissions
+ * (default_permissions).
  *
  * Inodes without an open descriptor are reached through the O_PATH
  * descriptor cache (inode.c); calls that do not accept an O_PATH descriptor
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -35,6 +40,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fstap/fileattr.h"
 #include "fstap/ops.h"
 #include "record/record_i.h"
 
@@ -895,6 +901,20 @@ int pt_removexattr(struct pt_fs *fs, struct rinode *ri, const char *name)
 int pt_fallocate(uint64_t fh, int mode, off_t off, off_t len)
 {
 	return fallocate(PT_FH_FD(fh), mode, off, len) < 0 ? -errno : 0;
+}
+
+int pt_fileattr(int fd, const struct pt_cred *c, unsigned int cmd, void *arg)
+{
+	int ret;
+
+	if (!fstap_fileattr_size(cmd))
+		return -ENOTTY;
+	if (!fstap_fileattr_sets(cmd))
+		return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+	cred_enter(c, false);
+	ret = ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+	cred_leave(c, false);
+	return ret;
 }
 
 ssize_t pt_copy_file_range(uint64_t fh_in, off_t off_in, uint64_t fh_out, off_t off_out,

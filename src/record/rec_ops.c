@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstap/fileattr.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
 
@@ -356,6 +357,9 @@ static void rec_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	/* replies may be spliced into /dev/fuse (rec_read); not SPLICE_MOVE */
 	s->splice_reply = conn->capable & FUSE_CAP_SPLICE_WRITE;
+	/* the file attribute ioctls of directories too (lsattr -d, chattr on a directory) */
+	if (conn->capable & FUSE_CAP_IOCTL_DIR)
+		conn->want |= FUSE_CAP_IOCTL_DIR;
 	if (s->splice_reply)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 }
@@ -1299,6 +1303,59 @@ static void rec_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 	rq_emit(&q);
 }
 
+/*
+ * ioctl: the four file attribute commands (lsattr, chattr, project ids),
+ * which the kernel's VFS turns into its fileattr get and set and FUSE sends
+ * here as FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_IOC_FSGETXATTR and
+ * FS_IOC_FSSETXATTR on a handle it opens for them, with the sizes of its
+ * own arguments (restricted ioctls: the kernel has copied the argument in
+ * and copies the reply out). The VFS has checked ownership and
+ * CAP_LINUX_IMMUTABLE for the caller on the FUSE inode; the backing file
+ * system checks them again for the caller's fsuid (pt_fileattr). Any other
+ * command gets ENOTTY, the answer of a FUSE file system without ioctls,
+ * and is recorded with its number. FS_IOC_FIEMAP never comes here: FUSE has
+ * no fiemap.
+ */
+static void rec_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+		      struct fuse_file_info *fi, unsigned flags, const void *in_buf,
+		      size_t in_bufsz, size_t out_bufsz)
+{
+	struct pt_dir *d = (flags & FUSE_IOCTL_DIR) ? (struct pt_dir *)(uintptr_t)fi->fh : NULL;
+	size_t size = fstap_fileattr_size(cmd);
+	bool sets = fstap_fileattr_sets(cmd);
+	union fstap_fileattr_arg a;
+	struct pt_cred c;
+	struct rq q;
+	bool on = rq_begin(&q, req, FSTAP_OP_IOCTL, RI(SES(req), ino));
+	int ret;
+
+	(void)arg;
+	memset(&a, 0, sizeof(a));
+	if (!size) {
+		ret = -ENOTTY;
+	} else if (sets ? in_bufsz < size : out_bufsz < size) {
+		ret = -EINVAL;
+	} else {
+		if (sets)
+			memcpy(&a, in_buf, size);
+		cred_of(req, &c);
+		ret = pt_fileattr(d ? dirfd(d->dp) : PT_FH_FD(fi->fh), &c, cmd, &a);
+	}
+	rq_end(&q, ret);
+	/* before the reply: after it, a RELEASEDIR may free d */
+	q.r.fh = d ? d->id : PT_FH_ID(fi->fh);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_ioctl(req, 0, sets ? NULL : &a, sets ? 0 : size);
+	if (!on)
+		return;
+	q.r.cmd = cmd;
+	if (size && (sets || !ret))
+		fstap_fileattr_to_rec(&q.r, cmd, &a);
+	rq_emit(&q);
+}
+
 void rec_session_set_cache(struct rec_session *s, enum rec_cache mode)
 {
 	s->cache = mode;
@@ -1361,4 +1418,5 @@ const struct fuse_lowlevel_ops rec_ops = {
 	.fallocate = rec_fallocate,
 	.copy_file_range = rec_copy_file_range,
 	.lseek = rec_lseek,
+	.ioctl = rec_ioctl,
 };

@@ -285,6 +285,14 @@ ssize_t pt_listxattr(struct pt_fs *fs, const struct pt_cred *c, struct rinode *r
 		     char *list, size_t size);
 int pt_removexattr(struct pt_fs *fs, struct rinode *ri, const char *name);
 int pt_fallocate(uint64_t fh, int mode, off_t off, off_t len);
+/*
+ * One file attribute ioctl on the open descriptor fd, arg as the command
+ * takes it. A set is made with c's fsuid and fsgid, so that the backing
+ * file system checks ownership (EPERM for another user) and
+ * CAP_LINUX_IMMUTABLE (chattr +a, +i) as it would for c. -ENOTTY for other
+ * commands (fstap/fileattr.h lists the four).
+ */
+int pt_fileattr(int fd, const struct pt_cred *c, unsigned int cmd, void *arg);
 ssize_t pt_copy_file_range(uint64_t fh_in, off_t off_in, uint64_t fh_out, off_t off_out,
 			   size_t len, unsigned flags);
 int pt_lseek(uint64_t fh, off_t off, int whence, off_t *out);

@@ -36,7 +36,7 @@ lines = []
 def out(o):
     lines.append(json.dumps(o, separators=(",", ":"), ensure_ascii=False))
 
-out({"fstap": "trace", "version": "1.0", "flags": 0,
+out({"fstap": "trace", "version": "1.1", "flags": 0,
      "start_realtime_ns": 1700000000123456789, "start_monotonic_ns": 987654321,
      "metadata": {"host": "h\u00e9\U0001F600", "kernel": "6.1.0 #1 SMP",
                   "fstype": "ext4", "options": {"cache": "none", "r": 0.1, "n": None,
@@ -127,6 +127,8 @@ op("copy_file_range", obj=2, fh=8, offset=BIG, obj2=13, fh2=9, offset2=BIG2, siz
    flags=1, res=1048576)
 op("lseek", obj=2, fh=8, offset=BIG, whence=4, res=9223372036854775807)
 op("forget", obj=BIG, size=BIG, kernel=True, tid=0, pid=0, uid=0, gid=0)
+op("ioctl", obj=2, fh=8, cmd=0x401c5820, flags=0x10, projid=42, extsize=BIG, cowextsize=BIG2)
+op("ioctl", obj=2, fh=8, cmd=0x80086601, res=-25)
 op("getattr", res=-9223372036854775807, dt=-5000)        # time goes backwards
 op("getattr", res=9223372036854775807, uid=4294967295, gid=4294967295,
    tid=4294967295, pid=4294967295)
@@ -358,7 +360,7 @@ grep -q "3 records" extra.trace.py.err || fail "extra.trace: skipped records not
 # signed fields at -2^63 are plain JSON integers; header times above 2^63-1
 # are decimal strings. Both readers agree, and export -> import works.
 cat > edge.jsonl <<'EOF'
-{"fstap":"trace","version":"1.0","flags":0,"start_realtime_ns":"18446744073709551615","start_monotonic_ns":"9223372036854775808","metadata":{}}
+{"fstap":"trace","version":"1.1","flags":0,"start_realtime_ns":"18446744073709551615","start_monotonic_ns":"9223372036854775808","metadata":{}}
 {"op":"state_inode","obj":5,"atime":-9223372036854775808,"mtime":9223372036854775807}
 {"op":"getattr","t":1,"dur":0,"tid":1,"pid":1,"uid":0,"gid":0,"res":-9223372036854775808,"obj":5}
 {"op":"footer","t":2,"records":1}

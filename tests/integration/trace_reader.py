@@ -151,6 +151,8 @@ OPS = {
                              ("offset2", U64), ("size", U64), ("flags", U64)]),
     32: ("lseek", [("fh", U64), ("offset", U64), ("whence", U64)]),
     33: ("forget", [("size", U64)]),
+    34: ("ioctl", [("fh", U64), ("cmd", U64), ("flags", U64), ("projid", U64),
+                   ("extsize", U64), ("cowextsize", U64)]),
     128: ("process", [("pid", U32), ("ppid", U64), ("comm", BYTES), ("cmdline", BYTES),
                       ("t", U64)]),
     129: ("state_inode", [("obj", U64), ("mode", U64), ("owner_uid", U64),

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +324,44 @@ START_TEST(test_passthrough_write_drop_privs)
 }
 END_TEST
 
+/*
+ * pt_fileattr: a get with any caller; a set with the caller's fsuid, so
+ * that the backing file system refuses another user's file (EPERM) and
+ * append-only without CAP_LINUX_IMMUTABLE (EPERM), and allows the owner's
+ * nodump and root's append-only; another command is ENOTTY.
+ */
+START_TEST(test_passthrough_fileattr_credentials)
+{
+	struct pt_cred user = { .uid = 65534, .gid = 65534 };
+	struct pt_entry e;
+	uint64_t fh;
+	int fd, flags, f;
+
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "a", 0644, O_RDWR, &e, &fh), 0);
+	fd = PT_FH_FD(fh);
+	if (pt_fileattr(fd, &user, FS_IOC_GETFLAGS, &flags) == -ENOTTY) {
+		pt_release(fh);
+		return;	/* a /tmp without file attributes */
+	}
+	ck_assert_int_eq(pt_fileattr(fd, &user, FS_IOC_GETFLAGS, &flags), 0);
+	f = flags | FS_NODUMP_FL;
+	ck_assert_int_eq(pt_fileattr(fd, &user, FS_IOC_SETFLAGS, &f), -EPERM);
+	ck_assert_int_eq(fchown(fd, 65534, 65534), 0);
+	ck_assert_int_eq(pt_fileattr(fd, &user, FS_IOC_SETFLAGS, &f), 0);
+	f = flags | FS_APPEND_FL;
+	ck_assert_int_eq(pt_fileattr(fd, &user, FS_IOC_SETFLAGS, &f), -EPERM);
+	ck_assert_int_eq(pt_fileattr(fd, NULL, FS_IOC_SETFLAGS, &f), 0);
+	ck_assert_int_eq(pt_fileattr(fd, &user, FS_IOC_GETFLAGS, &f), 0);
+	ck_assert(f & FS_APPEND_FL);
+	ck_assert_int_eq(pt_fileattr(fd, NULL, FS_IOC_SETFLAGS, &flags), 0);
+	ck_assert_int_eq(pt_fileattr(fd, NULL, FS_IOC_GETVERSION, &f), -ENOTTY);
+	ck_assert_int_eq(pt_release(fh), 0);
+	pt_forget(&fs, e.ri, 1);
+}
+END_TEST
+
 START_TEST(test_passthrough_setattr_ctime_only)
 {
 	struct pt_entry e;
@@ -438,6 +477,7 @@ static Suite *passthrough_suite(void)
 	tcase_add_test(tc, test_passthrough_xattrs_each_type);
 	tcase_add_test(tc, test_passthrough_setattr_ctime_only);
 	tcase_add_test(tc, test_passthrough_write_drop_privs);
+	tcase_add_test(tc, test_passthrough_fileattr_credentials);
 	tcase_add_test(tc, test_passthrough_readdir_order);
 	tcase_add_test(tc, test_passthrough_fd_cache_bounded);
 	tcase_add_test(tc, test_passthrough_renamed_over_between_stat_and_handle);

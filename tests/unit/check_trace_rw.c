@@ -196,7 +196,8 @@ START_TEST(test_trace_rw_wrong_version_and_not_a_trace)
 
 	ck_assert_int_eq(fixture_write_trace(path, 10, 0, true), 0);
 	n = slurp(path, &buf);
-	buf[8] = 2;	/* major version 2 */
+	buf[8] = 2;	/* major version 2.0 */
+	buf[10] = 0;
 	spit(copy, buf, n);
 	ck_assert_int_eq(fstap_reader_open(&r, copy, &msg), -EPROTONOSUPPORT);
 	ck_assert_msg(strstr(msg, "version 2.0") != NULL, "%s", msg);

@@ -7,7 +7,8 @@ UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
 
 LIB_UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
 	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort \
-	tests/unit/check_output tests/unit/check_devnode
+	tests/unit/check_output tests/unit/check_devnode \
+	tests/unit/check_fileattr
 check_PROGRAMS += $(LIB_UNIT_TESTS)
 TESTS += $(LIB_UNIT_TESTS)
 UNIT_TESTS += $(LIB_UNIT_TESTS)
@@ -31,6 +32,11 @@ tests_unit_check_pathmap_SOURCES = tests/unit/check_pathmap.c $(UNIT_FIXTURES)
 tests_unit_check_pathmap_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_check_pathmap_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_pathmap_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_fileattr_SOURCES = tests/unit/check_fileattr.c $(UNIT_FIXTURES)
+tests_unit_check_fileattr_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_fileattr_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_fileattr_LDADD = $(UNIT_LDADD)
 
 tests_unit_check_sort_SOURCES = tests/unit/check_sort.c $(UNIT_FIXTURES)
 tests_unit_check_sort_CPPFLAGS = $(UNIT_CPPFLAGS)
