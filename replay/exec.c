@@ -1222,6 +1222,10 @@ static int64_t exec_setxattr(struct rp_exec *x, const struct rp_task *t)
 		return ret;
 	if (t->rec.size > 65536)
 		return -E2BIG;
+	if (t->rec.value.len == t->rec.size)	/* the recorded value, or none (size 0) */
+		return SYSRET(lsetxattr(x->name, x->name2, t->rec.value.ptr, t->rec.size,
+					(int)(t->rec.flags_arg & 3)));
+	/* left out by the recorder (or an older trace): pseudo-random bytes of its size */
 	if ((ret = grow_buf(&x->rnd, &x->rndcap, t->rec.size, true)))
 		return ret;
 	return SYSRET(lsetxattr(x->name, x->name2, x->rnd, t->rec.size,

@@ -198,6 +198,16 @@ const char *prep_skip_str(enum prep_skip why)
 	return why < PREP_SKIP_NR ? s[why] : "?";
 }
 
+/*
+ * Whether the recorder left out the value of xattr i (its size is in
+ * xattr_sizes; a list that does not match the xattrs is ignored).
+ */
+static bool left_out(const struct fstap_rec *rec, uint32_t i)
+{
+	return rec->xattr_sizes.n == rec->nxattrs && !rec->xattrs[i].value.len &&
+	       rec->xattr_sizes.v[i] > 0 && rec->xattr_sizes.v[i] <= UINT32_MAX;
+}
+
 static int add_inode(struct prep_model *m, const struct fstap_rec *rec)
 {
 	struct prep_xattr *xa = NULL;
@@ -246,6 +256,10 @@ static int add_inode(struct prep_model *m, const struct fstap_rec *rec)
 				return -ENOMEM;
 			xa[i].name_len = x->name.len;
 			xa[i].value_len = x->value.len;
+			if (left_out(rec, i)) {
+				xa[i].value = NULL;
+				xa[i].value_len = (uint32_t)rec->xattr_sizes.v[i];
+			}
 		}
 		o->xattrs = xa;
 		o->nxattrs = rec->nxattrs;

@@ -246,6 +246,19 @@ static void dcache_clear(struct run *r)
 
 /* ---- attributes ---------------------------------------------------------- */
 
+static void fill(struct run *r, size_t len);
+
+/* The bytes to set for x: its value, or pseudo-random bytes of its size. */
+static const void *xattr_value(struct run *r, const struct prep_xattr *x)
+{
+	if (x->value || !x->value_len)
+		return x->value;
+	if (x->value_len > DATA_BUF)
+		return NULL;
+	fill(r, x->value_len);
+	return r->buf;
+}
+
 /* Sets the xattrs through fd, or, if fd < 0, on name in directory dirfd. */
 static void set_xattrs(struct run *r, const struct prep_obj *o, int fd, int dirfd,
 		       const char *name)
@@ -269,16 +282,21 @@ static void set_xattrs(struct run *r, const struct prep_obj *o, int fd, int dirf
 	}
 	for (i = 0; i < o->nxattrs; i++) {
 		const struct prep_xattr *x = &o->xattrs[i];
+		const void *value = xattr_value(r, x);
 		int rc;
 
 		if (!x->name_len || strlen(x->name) != x->name_len) {
 			xattr_failed(r, EINVAL);
 			continue;
 		}
+		if (!value && x->value_len) {
+			xattr_failed(r, E2BIG);
+			continue;
+		}
 		if (fd >= 0)
-			rc = fsetxattr(fd, x->name, x->value, x->value_len, 0);
+			rc = fsetxattr(fd, x->name, value, x->value_len, 0);
 		else
-			rc = lsetxattr(name, x->name, x->value, x->value_len, 0);
+			rc = lsetxattr(name, x->name, value, x->value_len, 0);
 		if (rc)
 			xattr_failed(r, errno);
 	}

@@ -86,8 +86,8 @@ struct prep_dent {
 struct prep_xattr {
 	const char *name;	/* NUL-terminated copy */
 	uint32_t name_len;	/* a NUL inside the name makes it unusable */
-	const uint8_t *value;
-	uint32_t value_len;
+	const uint8_t *value;	/* NULL: left out by the recorder, pseudo-random bytes */
+	uint32_t value_len;	/* the value's size (recorded or not) */
 };
 
 /* One object (a state_inode record). */

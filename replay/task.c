@@ -185,7 +185,7 @@ struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec)
 	struct fstap_dirent *ents;
 	uint8_t *p;
 
-	size += rec->name.len + rec->newname.len + rec->target.len;
+	size += rec->name.len + rec->newname.len + rec->target.len + rec->value.len;
 	size = (size + 7) & ~(size_t)7;
 	size += (size_t)rec->nentries * sizeof(struct fstap_dirent);
 	for (i = 0; i < rec->nentries; i++)
@@ -203,10 +203,12 @@ struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec)
 	t->rec.xattrs = NULL;
 	t->rec.extents = NULL;
 	t->rec.nxattrs = t->rec.nextents = 0;
+	t->rec.xattr_sizes = (struct fstap_u64_list){ 0 };
 	p = (uint8_t *)(t + 1);
 	put_bytes(&p, &t->rec.name);
 	put_bytes(&p, &t->rec.newname);
 	put_bytes(&p, &t->rec.target);
+	put_bytes(&p, &t->rec.value);
 	p = (uint8_t *)t + (((size_t)(p - (uint8_t *)t) + 7) & ~(size_t)7);
 	ents = (struct fstap_dirent *)p;
 	p += (size_t)rec->nentries * sizeof(struct fstap_dirent);

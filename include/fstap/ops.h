@@ -109,6 +109,8 @@ enum fstap_field {
 	FSTAP_F_PROJID,		/* ioctl, fsxattr: the project id (1.1) */
 	FSTAP_F_EXTSIZE,	/* ioctl, fsxattr: the extent size hint (1.1) */
 	FSTAP_F_COWEXTSIZE,	/* ioctl, fsxattr: the CoW extent size hint (1.1) */
+	FSTAP_F_VALUE,		/* bytes: setxattr's value, getxattr's result (1.1) */
+	FSTAP_F_XATTR_SIZES,	/* state: each xattr's value size, if one is left out (1.1) */
 	FSTAP_F_NR
 };
 
@@ -121,6 +123,7 @@ enum fstap_field_type {
 	FSTAP_FT_ENTRIES,
 	FSTAP_FT_XATTRS,
 	FSTAP_FT_EXTENTS,
+	FSTAP_FT_U64_LIST,	/* a count, then that many varints */
 };
 
 /* setattr valid bits (FSTAP_F_VALID): the same values as FUSE_SET_ATTR_*. */

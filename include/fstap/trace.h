@@ -60,6 +60,12 @@ struct fstap_xattr {
 	struct fstap_bytes value;
 };
 
+/* A list of unsigned integers (FSTAP_FT_U64_LIST fields). */
+struct fstap_u64_list {
+	const uint64_t *v;	/* borrowed */
+	uint32_t n;
+};
+
 struct fstap_extent {
 	uint64_t offset;
 	uint64_t length;
@@ -79,6 +85,11 @@ struct fstap_rec {
 	uint64_t obj;		/* object acted on (the directory for entry ops) */
 
 	struct fstap_bytes name, newname, target, comm, cmdline;
+	/*
+	 * setxattr: the value set; getxattr: the value returned. Empty when
+	 * the recorder left it out (size, or the result, says how long it was).
+	 */
+	struct fstap_bytes value;
 	uint64_t child, newparent, fh, fh2, obj2;
 	uint64_t offset, offset2, size, flags_arg, whence;
 	uint64_t mode, umask, rdev, valid, owner_uid, owner_gid;
@@ -92,6 +103,12 @@ struct fstap_rec {
 	const struct fstap_dirent *entries;
 	const struct fstap_xattr *xattrs;
 	const struct fstap_extent *extents;
+	/*
+	 * state_inode: the size of each xattr's value, in xattrs' order, when
+	 * the recorder left a value out (that xattr's value is then empty);
+	 * empty when every value is whole.
+	 */
+	struct fstap_u64_list xattr_sizes;
 };
 
 /* What the file header and the metadata block say. */

@@ -57,6 +57,15 @@ static const char record_usage[] =
 	"                         full     walk the whole tree at mount (default)\n"
 	"                         touched  each object when first looked up or listed\n"
 	"                         none     no initial state\n"
+	"      --xattr-values=all|SIZE|none\n"
+	"                       the xattr values recorded (setxattr values, getxattr\n"
+	"                       results, the initial state): system.*, security.*\n"
+	"                       and trusted.* always (ACLs, capabilities, labels);\n"
+	"                       user.* values up to SIZE bytes (default 4096; K, M\n"
+	"                       suffixes), all of them, or none. A value left out\n"
+	"                       keeps its size: the replay writes that many\n"
+	"                       pseudo-random bytes. Values are the application's\n"
+	"                       data and can be private: share a trace with care\n"
 	"      --threads=N      FUSE worker threads at most (default 16)\n"
 	"  -q, --quiet          no status line, no summary, warnings off\n"
 	"  -v, --verbose        more messages; twice: libfuse's request log too\n"
@@ -82,15 +91,35 @@ static int parse_mode(const char *arg, const char *const *names, int n)
 	return -1;
 }
 
+/* --xattr-values=all|none|SIZE: the user.* value size limit, REC_XATTR_VALUES_ALL for all. */
+static int parse_xattr_values(const char *arg, uint32_t *out)
+{
+	unsigned long long n;
+
+	if (!strcmp(arg, "all")) {
+		*out = REC_XATTR_VALUES_ALL;
+		return 0;
+	}
+	if (!strcmp(arg, "none")) {
+		*out = 0;
+		return 0;
+	}
+	if (cmd_parse_size(arg, &n) || n >= REC_XATTR_VALUES_ALL)
+		return -EINVAL;
+	*out = (uint32_t)n;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_NO_TRACE = 256, OPT_CACHE, OPT_SNAPSHOT, OPT_THREADS };
+	enum { OPT_NO_TRACE = 256, OPT_CACHE, OPT_SNAPSHOT, OPT_THREADS, OPT_XATTR_VALUES };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "xattr-values", required_argument, NULL, OPT_XATTR_VALUES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -105,6 +134,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.cache = REC_CACHE_CALLS;
 	o.snapshot = REC_SNAP_FULL;
+	o.xattr_value_max = REC_XATTR_VALUES_DEFAULT;
 	o.argc = argc;
 	o.argv = argv;
 	for (i = 1; i < argc; i++) {
@@ -146,6 +176,11 @@ int cmd_record(int argc, char **argv)
 			o.threads = (unsigned)n;
 			break;
 		}
+		case OPT_XATTR_VALUES:
+			if (parse_xattr_values(optarg, &o.xattr_value_max))
+				return cmd_usage_error("record", "bad --xattr-values '%s' (all, none "
+						       "or a size in bytes)", optarg);
+			break;
 		case 'q':
 			fstap_verbosity = -1;
 			break;

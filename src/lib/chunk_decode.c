@@ -28,10 +28,12 @@ void chunk_dec_release(struct chunk_dec *d)
 	free(d->entries);
 	free(d->xattrs);
 	free(d->extents);
+	free(d->u64s);
 	d->entries = NULL;
 	d->xattrs = NULL;
 	d->extents = NULL;
-	d->entries_cap = d->xattrs_cap = d->extents_cap = 0;
+	d->u64s = NULL;
+	d->entries_cap = d->xattrs_cap = d->extents_cap = d->u64s_cap = 0;
 }
 
 static int grow(void **arr, size_t *cap, size_t want, size_t elem)
@@ -192,6 +194,18 @@ static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *r
 				end = d->extents[j].offset + d->extents[j].length;
 			}
 			rec->extents = d->extents;
+			break;
+		}
+		case FSTAP_FT_U64_LIST: {
+			struct fstap_u64_list *l = m;
+
+			if ((ret = get_count(d, c, 1, &l->n)))
+				return ret;
+			if (grow((void **)&d->u64s, &d->u64s_cap, l->n, sizeof(*d->u64s)))
+				return -ENOMEM;
+			for (j = 0; j < l->n; j++)
+				d->u64s[j] = get_varint(c);
+			l->v = d->u64s;
 			break;
 		}
 		}

@@ -260,6 +260,9 @@ size_t fstap_rec_encoded_bound(const struct fstap_rec *rec)
 		case FSTAP_FT_EXTENTS:
 			n += (size_t)rec->nextents * 2 * FSTAP_VARINT_MAX;
 			break;
+		case FSTAP_FT_U64_LIST:
+			n += (size_t)((const struct fstap_u64_list *)b)->n * FSTAP_VARINT_MAX;
+			break;
 		default:
 			break;
 		}
@@ -309,6 +312,14 @@ static uint8_t *put_fields(struct fstap_chunk_enc *enc, uint8_t *p, const struct
 				p = put_varint(p, rec->extents[j].length);
 				end = rec->extents[j].offset + rec->extents[j].length;
 			}
+			break;
+		}
+		case FSTAP_FT_U64_LIST: {
+			const struct fstap_u64_list *l = m;
+
+			p = put_varint(p, l->n);
+			for (j = 0; j < l->n; j++)
+				p = put_varint(p, l->v[j]);
 			break;
 		}
 		}
@@ -382,8 +393,9 @@ int fstap_chunk_enc_add(struct fstap_chunk_enc *enc, const struct fstap_rec *rec
 	 * the bytes written, do not change.
 	 */
 	bound = 2 + FSTAP_VARINT_MAX * (8 + FSTAP_OP_MAX_FIELDS) + (size_t)rec->name.len +
-		rec->newname.len + rec->target.len + rec->comm.len + rec->cmdline.len;
-	if ((rec->nentries | rec->nxattrs | rec->nextents) || bound > enc->cap - enc->len) {
+		rec->newname.len + rec->target.len + rec->comm.len + rec->cmdline.len +
+		rec->value.len;
+	if ((rec->nentries | rec->nxattrs | rec->nextents | rec->xattr_sizes.n) || bound > enc->cap - enc->len) {
 		bound = fstap_rec_encoded_bound(rec);
 		if (bound > enc->cap - enc->len)
 			return -ENOSPC;

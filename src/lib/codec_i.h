@@ -160,7 +160,8 @@ struct chunk_dec {
 	struct fstap_dirent *entries;
 	struct fstap_xattr *xattrs;
 	struct fstap_extent *extents;
-	size_t entries_cap, xattrs_cap, extents_cap;
+	uint64_t *u64s;			/* the one U64_LIST field a record type has */
+	size_t entries_cap, xattrs_cap, extents_cap, u64s_cap;
 };
 
 void chunk_dec_start(struct chunk_dec *d, const uint8_t *payload, size_t len, uint64_t base_ns);

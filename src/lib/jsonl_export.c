@@ -321,6 +321,19 @@ static void put_field(struct fstap_jbuf *jb, const struct fstap_rec *rec,
 		}
 		jb_put(jb, "]", 1);
 		break;
+	case FSTAP_FT_U64_LIST: {
+		const struct fstap_u64_list *l = m;
+
+		if (!l->n)
+			break;
+		jb_key(jb, fi->key);
+		for (i = 0; i < l->n; i++) {
+			jb_put(jb, i ? "," : "[", 1);
+			jb_u64(jb, l->v[i]);
+		}
+		jb_put(jb, "]", 1);
+		break;
+	}
 	}
 }
 

@@ -280,6 +280,18 @@ static int get_field(struct importer *im, struct fstap_rec *rec,
 		rec->extents = x;
 		return 0;
 	}
+	case FSTAP_FT_U64_LIST: {
+		struct fstap_u64_list *l = m;
+		uint64_t *x;
+
+		if ((ret = get_array(im, fi->key, v, sizeof(*x), (void **)&x, &l->n)))
+			return ret;
+		for (i = 0; i < l->n; i++)
+			if ((ret = get_u64(im, fi->key, json_array_get(v, i), &x[i])))
+				return ret;
+		l->v = x;
+		return 0;
+	}
 	}
 	return 0;
 }

@@ -50,8 +50,8 @@ static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
 	OP(FSYNCDIR, "fsyncdir", HND, F(FH), F(FLAGS), END),
 	OP(STATFS, "statfs", 0, END),
 	OP(ACCESS, "access", 0, F(MODE), END),
-	OP(SETXATTR, "setxattr", MUT, F(NAME), F(SIZE), F(FLAGS), END),
-	OP(GETXATTR, "getxattr", 0, F(NAME), F(SIZE), END),
+	OP(SETXATTR, "setxattr", MUT, F(NAME), F(SIZE), F(FLAGS), F(VALUE), END),
+	OP(GETXATTR, "getxattr", 0, F(NAME), F(SIZE), F(VALUE), END),
 	OP(LISTXATTR, "listxattr", 0, F(SIZE), END),
 	OP(REMOVEXATTR, "removexattr", MUT, F(NAME), END),
 	OP(FALLOCATE, "fallocate", HND | MUT, F(FH), F(FLAGS), F(OFFSET), F(SIZE), END),
@@ -65,7 +65,7 @@ static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
 	OP(PROCESS, "process", META, F(PID), F(PPID), F(COMM), F(CMDLINE), F(TIME), END),
 	OP(STATE_INODE, "state_inode", META, F(OBJ), F(MODE), F(OWNER_UID), F(OWNER_GID),
 	   F(SIZE), F(ATIME), F(MTIME), F(CTIME), F(INO), F(NLINK), F(RDEV), F(TARGET),
-	   F(XATTRS), F(EXTENTS), END),
+	   F(XATTRS), F(EXTENTS), F(XATTR_SIZES), END),
 	OP(STATE_DENTRY, "state_dentry", META, F(OBJ), F(NAME), F(CHILD), END),
 	OP(LOSS, "loss", META, F(TIME), F(LOST), END),
 	OP(FOOTER, "footer", META, F(TIME), F(RECORDS), F(LOST), F(BYTES_READ),
@@ -117,6 +117,8 @@ static const struct fstap_field_info field_table[FSTAP_F_NR] = {
 	FI(PROJID, "projid", U64, projid),
 	FI(EXTSIZE, "extsize", U64, extsize),
 	FI(COWEXTSIZE, "cowextsize", U64, cowextsize),
+	FI(VALUE, "value", BYTES, value),
+	FI(XATTR_SIZES, "xattr_sizes", U64_LIST, xattr_sizes),
 };
 
 const struct fstap_op_info *fstap_op_info(unsigned op)

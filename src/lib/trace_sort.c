@@ -55,9 +55,10 @@ struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec)
 	char *p;
 
 	size += bytes_size(rec->name) + bytes_size(rec->newname) + bytes_size(rec->target) +
-		bytes_size(rec->comm) + bytes_size(rec->cmdline);
+		bytes_size(rec->comm) + bytes_size(rec->cmdline) + bytes_size(rec->value);
 	size += rec->nentries * sizeof(*rec->entries) + rec->nxattrs * sizeof(*rec->xattrs) +
-		rec->nextents * sizeof(*rec->extents);
+		rec->nextents * sizeof(*rec->extents) +
+		rec->xattr_sizes.n * sizeof(*rec->xattr_sizes.v);
 	for (i = 0; i < rec->nentries; i++)
 		size += rec->entries[i].name.len;
 	for (i = 0; i < rec->nxattrs; i++)
@@ -83,6 +84,7 @@ struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec)
 	TAKE_ARRAY(entries, rec->nentries);
 	TAKE_ARRAY(xattrs, rec->nxattrs);
 	TAKE_ARRAY(extents, rec->nextents);
+	TAKE_ARRAY(xattr_sizes.v, rec->xattr_sizes.n);
 #undef TAKE_ARRAY
 
 #define TAKE_BYTES(b)								\
@@ -98,6 +100,7 @@ struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec)
 	TAKE_BYTES(c->target);
 	TAKE_BYTES(c->comm);
 	TAKE_BYTES(c->cmdline);
+	TAKE_BYTES(c->value);
 	for (i = 0; i < rec->nentries; i++)
 		TAKE_BYTES(((struct fstap_dirent *)c->entries)[i].name);
 	for (i = 0; i < rec->nxattrs; i++) {

@@ -45,7 +45,8 @@ RECORD_TESTS = \
 	tests/integration/t1090-record-submount.sh \
 	tests/integration/t1100-record-ioctl.sh \
 	tests/integration/t1110-record-direct-suid.sh \
-	tests/integration/t1120-record-kill-random.sh
+	tests/integration/t1120-record-kill-random.sh \
+	tests/integration/t1150-record-xattr-values.sh
 TESTS += $(RECORD_TESTS)
 EXTRA_DIST += $(RECORD_TESTS) tests/integration/lib-record.sh \
 	tests/integration/record-tools.py docs/recording.md bench/record-mdbench.py

@@ -282,7 +282,7 @@ static void snap_touched(struct rec_session *s, struct rinode *parent, const cha
 		return;
 	if (fdc_get(&s->fs.it, parent, &l) < 0)
 		return;
-	snap_inode(sc->snap, l.fd, name, st, obj, emit_cb, s);
+	snap_inode(sc->snap, l.fd, name, st, obj, s->xattr_value_max, emit_cb, s);
 	fdc_put(&s->fs.it, &l);
 	snap_dentry(parent->obj, name, obj, emit_cb, s);
 }
@@ -959,7 +959,8 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 			if (!sc->snap && !(sc->snap = malloc(sizeof(*sc->snap))))
 				continue;
 			if (!fstatat(dirfd(d->dp), name, &st, AT_SYMLINK_NOFOLLOW))
-				snap_inode(sc->snap, dirfd(d->dp), name, &st, ent->obj, emit_cb, s);
+				snap_inode(sc->snap, dirfd(d->dp), name, &st, ent->obj,
+					   s->xattr_value_max, emit_cb, s);
 			snap_dentry(r->obj, name, ent->obj, emit_cb, s);
 		}
 	}
@@ -1166,6 +1167,8 @@ static void rec_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const
 	q.r.name = B(name);
 	q.r.size = size;
 	q.r.flags_arg = (uint64_t)(unsigned)flags;
+	if (size && rec_xattr_value_kept(name, size, s->xattr_value_max))
+		q.r.value = (struct fstap_bytes){ (const uint8_t *)value, (uint32_t)size };
 	rq_emit(&q);
 }
 
@@ -1189,6 +1192,8 @@ static void rec_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_
 		return;
 	q.r.name = B(name);
 	q.r.size = size;
+	if (size && ret > 0 && rec_xattr_value_kept(name, (size_t)ret, s->xattr_value_max))
+		q.r.value = (struct fstap_bytes){ sc->io, (uint32_t)ret };
 	if (kernel_xattr(name))
 		q.r.flags |= FSTAP_RF_KERNEL;
 	rq_emit(&q);

@@ -106,6 +106,16 @@ static json_t *argv_json(int argc, char **argv)
 	return a;
 }
 
+/* --xattr-values as the metadata says it: "all", "none" or the byte limit. */
+static json_t *xattr_values_json(uint32_t max)
+{
+	if (max == REC_XATTR_VALUES_ALL)
+		return json_string("all");
+	if (max == 0)
+		return json_string("none");
+	return json_integer((json_int_t)max);
+}
+
 static char *metadata(const struct record_opts *o, const struct rec_session *s,
 		      int root_fd, const char *mntopts, unsigned threads)
 {
@@ -152,6 +162,7 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 	/* FSYNC/FDATASYNC after a synchronous write carry the kernel flag (syncw.c) */
 	json_object_set_new(rec, "sync_writes_flagged", json_true());
 	json_object_set_new(rec, "threads", json_integer(threads));
+	json_object_set_new(rec, "xattr_values", xattr_values_json(s->xattr_value_max));
 	json_object_set_new(rec, "chunk_size", json_integer(CHUNK_SIZE));
 	/* Readers size their reorder window from it (include/fstap/sort.h). */
 	json_object_set_new(rec, "flush_interval_ns",
@@ -424,6 +435,7 @@ int record_run(const struct record_opts *o)
 		return fstap_error(1, "out of memory");
 	rec_session_set_cache(s, o->cache);
 	s->snapshot = o->trace ? o->snapshot : REC_SNAP_NONE;
+	s->xattr_value_max = o->xattr_value_max;
 
 	root_fd = open_dir("backing directory", o->backing);
 	if (root_fd < 0)
@@ -481,7 +493,7 @@ int record_run(const struct record_opts *o)
 		if (o->snapshot == REC_SNAP_FULL) {
 			uint64_t n = 0, t0 = rec_now_ns();
 
-			ret = snap_walk(&s->fs, writer_emit, w, &n);
+			ret = snap_walk(&s->fs, s->xattr_value_max, writer_emit, w, &n);
 			if (ret < 0)
 				fstap_warn("snapshot of '%s' is incomplete: %s", o->backing,
 					   strerror(-ret));
@@ -492,8 +504,8 @@ int record_run(const struct record_opts *o)
 
 			/* the root is touched by every path */
 			if (snapb && fstat(root_fd, &sb_root) == 0)
-				snap_inode(snapb, root_fd, ".", &sb_root, FSTAP_ROOT_OBJ, writer_emit,
-					   w);
+				snap_inode(snapb, root_fd, ".", &sb_root, FSTAP_ROOT_OBJ,
+					   s->xattr_value_max, writer_emit, w);
 			free(snapb);
 		}
 		{

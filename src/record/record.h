@@ -7,6 +7,7 @@
 #define FSTAP_RECORD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum rec_cache {
 	REC_CACHE_ALL,		/* every request: all timeouts 0 */
@@ -17,6 +18,14 @@ enum rec_cache {
 };
 
 enum rec_snapshot { REC_SNAP_FULL, REC_SNAP_TOUCHED, REC_SNAP_NONE, REC_SNAP_NR };
+
+/*
+ * --xattr-values: the values of user.* xattrs up to this many bytes are
+ * recorded (setxattr, getxattr results, the initial state); the values of
+ * every other namespace (system.*, security.*, trusted.*) always are.
+ */
+#define REC_XATTR_VALUES_ALL UINT32_MAX
+#define REC_XATTR_VALUES_DEFAULT 4096u
 
 extern const char *const rec_cache_names[REC_CACHE_NR];
 extern const char *const rec_snapshot_names[REC_SNAP_NR];
@@ -31,6 +40,7 @@ struct record_opts {
 	int argc;			/* the fstap command line, for the metadata */
 	char **argv;
 	unsigned threads;		/* FUSE worker threads at most (0: default) */
+	uint32_t xattr_value_max;	/* --xattr-values: user.* values kept up to this */
 	bool fuse_debug;		/* -vv: libfuse's request log */
 };
 

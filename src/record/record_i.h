@@ -354,6 +354,7 @@ struct rec_session {
 	bool direct_io, keep_cache, writeback;
 	bool flush_read_only;	/* false: read-only opens get FOPEN_NOFLUSH */
 	bool splice_reply;	/* FUSE_CAP_SPLICE_WRITE: reads are replied from a pipe */
+	uint32_t xattr_value_max;	/* user.* values recorded up to this (REC_XATTR_VALUES_*) */
 	atomic_ullong nreq;	/* requests served, for the status line */
 };
 

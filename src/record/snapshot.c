@@ -9,6 +9,10 @@
  * up or lists it (rec_ops.c calls snap_inode). Object ids come from the inode
  * table, so the state records and the operation records name objects alike.
  *
+ * xattr values follow the rule of --xattr-values (rec_xattr_value_kept): a
+ * value left out is recorded empty, with its size in the record's
+ * xattr_sizes, so that prepare still gives the xattr its size.
+ *
  * Not here: reading file contents (a trace records shapes, not data).
  */
 #include <dirent.h>
@@ -29,11 +33,32 @@ static int64_t ts_ns(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
 }
 
-static void read_xattrs(struct snapbuf *sb, int fd, struct fstap_rec *r)
+bool rec_xattr_value_kept(const char *name, size_t len, uint32_t user_max)
+{
+	return strncmp(name, "user.", 5) || len <= user_max;
+}
+
+/*
+ * The value of xattr p into the free part of sb->xvals: its size, or -1. A
+ * value that does not fit is only measured (*fits false).
+ */
+static ssize_t read_value(struct snapbuf *sb, const char *path, const char *p, size_t used,
+			  bool *fits)
+{
+	ssize_t v = getxattr(path, p, sb->xvals + used, sizeof(sb->xvals) - used);
+
+	*fits = v >= 0;
+	if (v < 0 && errno == ERANGE)
+		v = getxattr(path, p, NULL, 0);
+	return v;
+}
+
+static void read_xattrs(struct snapbuf *sb, int fd, uint32_t value_max, struct fstap_rec *r)
 {
 	char path[32];
 	ssize_t n, v;
 	size_t used = 0;
+	bool fits, left_out = false;
 	char *p;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -41,17 +66,26 @@ static void read_xattrs(struct snapbuf *sb, int fd, struct fstap_rec *r)
 	if (n <= 0)
 		return;
 	for (p = sb->xlist; p < sb->xlist + n && r->nxattrs < SNAP_XATTRS_MAX; p += strlen(p) + 1) {
-		v = getxattr(path, p, sb->xvals + used, sizeof(sb->xvals) - used);
+		struct fstap_xattr *x = &sb->xattrs[r->nxattrs];
+
+		v = read_value(sb, path, p, used, &fits);
 		if (v < 0)
-			continue;	/* NEEDSWORK: a value too large for the buffer is left out */
-		sb->xattrs[r->nxattrs].name.ptr = (const uint8_t *)p;
-		sb->xattrs[r->nxattrs].name.len = (uint32_t)strlen(p);
-		sb->xattrs[r->nxattrs].value.ptr = (const uint8_t *)sb->xvals + used;
-		sb->xattrs[r->nxattrs].value.len = (uint32_t)v;
-		used += (size_t)v;
-		r->nxattrs++;
+			continue;	/* removed meanwhile */
+		x->name.ptr = (const uint8_t *)p;
+		x->name.len = (uint32_t)strlen(p);
+		x->value = (struct fstap_bytes){ NULL, 0 };
+		if (fits && rec_xattr_value_kept(p, (size_t)v, value_max)) {
+			x->value.ptr = (const uint8_t *)sb->xvals + used;
+			x->value.len = (uint32_t)v;
+			used += (size_t)v;
+		} else {
+			left_out = true;
+		}
+		sb->xattr_sizes[r->nxattrs++] = (uint64_t)v;
 	}
 	r->xattrs = sb->xattrs;
+	if (left_out)
+		r->xattr_sizes = (struct fstap_u64_list){ sb->xattr_sizes, r->nxattrs };
 }
 
 static void read_extents(struct snapbuf *sb, int fd, off_t size, struct fstap_rec *r)
@@ -76,7 +110,7 @@ static void read_extents(struct snapbuf *sb, int fd, off_t size, struct fstap_re
 }
 
 int snap_inode(struct snapbuf *sb, int dirfd, const char *name, const struct stat *st,
-	       uint64_t obj, snap_emit_fn emit, void *arg)
+	       uint64_t obj, uint32_t value_max, snap_emit_fn emit, void *arg)
 {
 	struct fstap_rec r;
 	int fd;
@@ -108,7 +142,7 @@ int snap_inode(struct snapbuf *sb, int dirfd, const char *name, const struct sta
 		if (fd < 0)
 			fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
-			read_xattrs(sb, fd, &r);
+			read_xattrs(sb, fd, value_max, &r);
 			if (S_ISREG(st->st_mode) && st->st_size > 0)
 				read_extents(sb, fd, st->st_size, &r);
 			close(fd);
@@ -133,7 +167,7 @@ void snap_dentry(uint64_t parent, const char *name, uint64_t child, snap_emit_fn
 }
 
 static int walk_dir(struct itable *t, struct snapbuf *sb, int dfd, uint64_t dobj,
-		    snap_emit_fn emit, void *arg, uint64_t *count)
+		    uint32_t value_max, snap_emit_fn emit, void *arg, uint64_t *count)
 {
 	DIR *dp;
 	struct dirent *de;
@@ -158,7 +192,7 @@ static int walk_dir(struct itable *t, struct snapbuf *sb, int dfd, uint64_t dobj
 		 * passthrough serves it (st is the mounted root's) */
 		obj = itable_obj_of(t, st.st_dev, st.st_ino, true, &newobj);
 		if (newobj) {
-			snap_inode(sb, dirfd(dp), de->d_name, &st, obj, emit, arg);
+			snap_inode(sb, dirfd(dp), de->d_name, &st, obj, value_max, emit, arg);
 			(*count)++;
 		}
 		snap_dentry(dobj, de->d_name, obj, emit, arg);
@@ -167,7 +201,7 @@ static int walk_dir(struct itable *t, struct snapbuf *sb, int dfd, uint64_t dobj
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (cfd >= 0) {
-				ret = walk_dir(t, sb, cfd, obj, emit, arg, count);
+				ret = walk_dir(t, sb, cfd, obj, value_max, emit, arg, count);
 				if (ret < 0 && ret != -EACCES)
 					break;
 				ret = 0;
@@ -180,7 +214,8 @@ static int walk_dir(struct itable *t, struct snapbuf *sb, int dfd, uint64_t dobj
 	return ret;
 }
 
-int snap_walk(struct pt_fs *fs, snap_emit_fn emit, void *arg, uint64_t *count)
+int snap_walk(struct pt_fs *fs, uint32_t value_max, snap_emit_fn emit, void *arg,
+	      uint64_t *count)
 {
 	struct snapbuf *sb = malloc(sizeof(*sb));
 	struct stat st;
@@ -194,7 +229,7 @@ int snap_walk(struct pt_fs *fs, snap_emit_fn emit, void *arg, uint64_t *count)
 		free(sb);
 		return ret;
 	}
-	snap_inode(sb, fs->root_fd, ".", &st, FSTAP_ROOT_OBJ, emit, arg);
+	snap_inode(sb, fs->root_fd, ".", &st, FSTAP_ROOT_OBJ, value_max, emit, arg);
 	(*count)++;
 	dfd = openat(fs->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
@@ -202,7 +237,7 @@ int snap_walk(struct pt_fs *fs, snap_emit_fn emit, void *arg, uint64_t *count)
 		free(sb);
 		return ret;
 	}
-	ret = walk_dir(&fs->it, sb, dfd, FSTAP_ROOT_OBJ, emit, arg, count);
+	ret = walk_dir(&fs->it, sb, dfd, FSTAP_ROOT_OBJ, value_max, emit, arg, count);
 	free(sb);
 	return ret;
 }

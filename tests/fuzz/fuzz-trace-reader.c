@@ -8,9 +8,9 @@
  * input reads without error, the JSON Lines round trip is checked too:
  * export (without paths) -> fstap_jsonl_import -> read -> export must give
  * the same text (the footer's totals aside, which import recomputes); a
- * difference aborts with both lines. Only traces of format 1.0 are checked:
- * a later minor version may carry fields this fstap skips, and import
- * writes 1.0. FUZZ_NO_ROUNDTRIP=1 turns that off.
+ * difference aborts with both lines. Only traces of a format this fstap
+ * writes (1.0 to its own minor version) are checked: a later minor version
+ * may carry fields this fstap skips. FUZZ_NO_ROUNDTRIP=1 turns that off.
  *
  * Mutated inputs almost never keep their CRC32Cs right, so the reader would
  * reject them all at the first chunk and the fuzzer would never get past

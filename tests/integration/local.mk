@@ -3,11 +3,13 @@
 INTEGRATION_TESTS = \
 	tests/integration/t0000-cli-basics.sh \
 	tests/integration/t0100-trace-export-import.sh \
+	tests/integration/t0110-trace-old-version.sh \
 	tests/integration/t0200-trace-second-reader.sh \
 	tests/integration/t0300-outputs-safe.sh
 INTEGRATION_TESTS += tests/integration/t9000-examples-native.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/trace_reader.py
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/trace_reader.py \
+	tests/integration/data
 
 # t0010: a sanitizer report fails a test (the canary makes one on purpose).
 INTEGRATION_TESTS += tests/integration/t0010-sanitizer-canary.sh

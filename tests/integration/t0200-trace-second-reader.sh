@@ -72,8 +72,10 @@ out({"op": "state_inode", "obj": 2, "mode": 0o100644, "owner_uid": 4294967295,
      "xattrs": [{"name": "user.DOSATTRIB", "value": {"hex": "0011ff80fe00"}},
                 {"name": "user.empty", "value": ""},
                 {"name": {"hex": "757365722eff"}, "value": "text \u00e9"},
-                {"name": "user.DOSATTRIB", "value": "again"}],
-     "extents": [[0, 4096], [8192, 1], [BIG2, 10], ["18446744073709551000", 600]]})
+                {"name": "user.DOSATTRIB", "value": "again"},
+                {"name": "user.left-out", "value": ""}],
+     "extents": [[0, 4096], [8192, 1], [BIG2, 10], ["18446744073709551000", 600]],
+     "xattr_sizes": [6, 0, 7, 5, BIG]})
 out({"op": "state_inode", "obj": 3, "mode": 0o120777, "target": {"hex": "2f746d70ff"}})
 out({"op": "state_inode", "obj": 4, "mode": 0o100600, "size": 20000,
      "xattrs": [{"name": "user.big", "value": {"hex": "ab" * 6000}}],   # larger than a 4k chunk
@@ -119,7 +121,9 @@ op("fsyncdir", obj=11, fh=14, flags=1)
 op("statfs", obj=1)
 op("access", obj=2, mode=7, res=-13)
 op("setxattr", obj=2, name="user.DOSATTRIB", size=BIG, flags=1)
+op("setxattr", obj=2, name="system.posix_acl_access", size=4, value={"hex": "0200ff00"})
 op("getxattr", obj=2, name="security.capability", size=255, res=-61, kernel=True)
+op("getxattr", obj=2, name="user.DOSATTRIB", size=255, res=5, value="again")
 op("listxattr", obj=2, size=65536, res=27)
 op("removexattr", obj=2, name=hexname)
 op("fallocate", obj=2, fh=8, flags=0x01 | 0x02, offset=BIG2, size=BIG)

@@ -110,7 +110,7 @@ class Cursor:
 
 # ---- the record-type table (spec section 8) ---------------------------------
 
-U64, S64, NAME, BYTES, ENTRIES, XATTRS, EXTENTS, U32 = range(8)
+U64, S64, NAME, BYTES, ENTRIES, XATTRS, EXTENTS, U32, U64_LIST = range(9)
 
 OPS = {
     1: ("lookup", [("name", NAME), ("child", U64)]),
@@ -142,8 +142,8 @@ OPS = {
     23: ("fsyncdir", [("fh", U64), ("flags", U64)]),
     24: ("statfs", []),
     25: ("access", [("mode", U64)]),
-    26: ("setxattr", [("name", NAME), ("size", U64), ("flags", U64)]),
-    27: ("getxattr", [("name", NAME), ("size", U64)]),
+    26: ("setxattr", [("name", NAME), ("size", U64), ("flags", U64), ("value", BYTES)]),
+    27: ("getxattr", [("name", NAME), ("size", U64), ("value", BYTES)]),
     28: ("listxattr", [("size", U64)]),
     29: ("removexattr", [("name", NAME)]),
     30: ("fallocate", [("fh", U64), ("flags", U64), ("offset", U64), ("size", U64)]),
@@ -158,7 +158,8 @@ OPS = {
     129: ("state_inode", [("obj", U64), ("mode", U64), ("owner_uid", U64),
                           ("owner_gid", U64), ("size", U64), ("atime", S64), ("mtime", S64),
                           ("ctime", S64), ("ino", U64), ("nlink", U64), ("rdev", U64),
-                          ("target", BYTES), ("xattrs", XATTRS), ("extents", EXTENTS)]),
+                          ("target", BYTES), ("xattrs", XATTRS), ("extents", EXTENTS),
+                          ("xattr_sizes", U64_LIST)]),
     130: ("state_dentry", [("obj", U64), ("name", NAME), ("child", U64)]),
     131: ("loss", [("t", U64), ("lost", U64)]),
     132: ("footer", [("t", U64), ("records", U64), ("lost", U64), ("bytes_read", U64),
@@ -414,6 +415,11 @@ class ChunkDecoder:
                     length = c.varint(past)
                     end = (off + length) & U64_MASK
                     items.append("[%s,%s]" % (j_u64(off), j_u64(length)))
+                if items:
+                    out.append(',"%s":[%s]' % (key, ",".join(items)))
+            elif enc == U64_LIST:
+                n = self.count(c, 1)
+                items = [j_u64(c.varint(past)) for _ in range(n)]
                 if items:
                     out.append(',"%s":[%s]' % (key, ",".join(items)))
         return "".join(out)

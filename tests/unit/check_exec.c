@@ -241,6 +241,32 @@ START_TEST(test_exec_file_lifecycle)
 }
 END_TEST
 
+/* setxattr writes the recorded value exactly; without one, pseudo-random bytes of its size. */
+START_TEST(test_exec_setxattr_value)
+{
+	static const uint8_t val[] = { 0x02, 0x00, 0x00, 0xff, 'a', 0x00, 'b' };
+	uint8_t got[64], zero[16] = { 0 };
+	char p[128];
+
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 1, .name = B("x"),
+						.mode = 0755 }, "/", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SETXATTR, .name = B("user.v"),
+						.size = sizeof(val),
+						.value = { val, sizeof(val) } }, "/x", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SETXATTR, .name = B("user.r"),
+						.size = 16 }, "/x", NULL), 0);
+	ck_assert_int_eq(ex((struct fstap_rec){ .op = FSTAP_OP_SETXATTR, .name = B("user.e") },
+			    "/x", NULL), 0);
+	ck_assert_uint_eq(st.divergences, 0);
+	snprintf(p, sizeof(p), "%s/x", tmpl);
+	ck_assert_int_eq(getxattr(p, "user.v", got, sizeof(got)), sizeof(val));
+	ck_assert_mem_eq(got, val, sizeof(val));
+	ck_assert_int_eq(getxattr(p, "user.r", got, sizeof(got)), 16);
+	ck_assert(memcmp(got, zero, 16) != 0);
+	ck_assert_int_eq(getxattr(p, "user.e", got, sizeof(got)), 0);
+}
+END_TEST
+
 START_TEST(test_exec_readdir_entries)
 {
 	struct fstap_dirent e[3] = { { .name = { (const uint8_t *)".", 1 } },
@@ -313,6 +339,7 @@ static Suite *exec_suite(void)
 	tcase_add_test(sys, test_exec_dircache_shared);
 	tcase_add_test(sys, test_exec_dircache_ns_change);
 	tcase_add_test(sys, test_exec_file_lifecycle);
+	tcase_add_test(sys, test_exec_setxattr_value);
 	tcase_add_test(sys, test_exec_readdir_entries);
 	tcase_add_test(sys, test_exec_unknown_and_hostile);
 	suite_add_tcase(s, sys);

@@ -30,6 +30,20 @@ static void teardown(void)
 	free(tpath);
 }
 
+/* Writes jb's lines to jpath and imports them into tpath (4 KiB chunks). */
+static void import_jbuf(const struct fstap_jbuf *jb)
+{
+	char *msg = NULL;
+	FILE *f = fopen(jpath, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fwrite(jb->buf, 1, jb->len, f);
+	fclose(f);
+	f = fopen(jpath, "r");
+	ck_assert_msg(fstap_jsonl_import(f, jpath, tpath, 4096, &msg) == 0, "%s", msg);
+	fclose(f);
+}
+
 static int import_text(const char *text, char **msg)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
@@ -51,8 +65,6 @@ START_TEST(test_jsonl_every_type_round_trips)
 	struct fstap_reader *r;
 	struct fstap_rec rec;
 	unsigned n = 0, i, op, s;
-	char *msg = NULL;
-	FILE *f;
 
 	ck_assert_int_eq(fstap_jsonl_header(&jb, &info), 0);
 	for (s = 0; s < 2; s++)
@@ -69,12 +81,7 @@ START_TEST(test_jsonl_every_type_round_trips)
 			ck_assert_int_eq(fstap_jsonl_record(&jb, &fx[n].rec, NULL), 0);
 			n++;
 		}
-	f = fopen(jpath, "w");
-	fwrite(jb.buf, 1, jb.len, f);
-	fclose(f);
-	f = fopen(jpath, "r");
-	ck_assert_msg(fstap_jsonl_import(f, jpath, tpath, 4096, &msg) == 0, "%s", msg);
-	fclose(f);
+	import_jbuf(&jb);
 	ck_assert_int_eq(fstap_reader_open(&r, tpath, NULL), 0);
 	ck_assert_str_eq(fstap_reader_info(r)->metadata_json, "{\"k\":[1,\"v\"]}");
 	ck_assert_uint_eq(fstap_reader_info(r)->start_monotonic_ns, 6);
@@ -111,6 +118,47 @@ START_TEST(test_jsonl_escapes_and_large_values)
 	ck_assert_msg(strstr(jb.buf, "\"res\":-22"), "%s", jb.buf);
 	ck_assert_msg(strstr(jb.buf, "\"name\":\"q\\\"\\\\\\n\\u0001\""), "%s", jb.buf);
 	ck_assert_msg(strstr(jb.buf, "\"target\":\"\xc3\xa9t\xc3\xa9\""), "%s", jb.buf);
+	fstap_jbuf_release(&jb);
+}
+END_TEST
+
+/* xattr values are binary: NUL and non-UTF-8 bytes come back exactly through hex. */
+START_TEST(test_jsonl_xattr_values_round_trip)
+{
+	static const uint8_t acl[] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff };
+	static const uint64_t sizes[] = { 0, 9000 };
+	struct fstap_xattr xa[2] = { { B("system.posix_acl_access"), { acl, sizeof(acl) } },
+				     { B("user.big"), { NULL, 0 } } };
+	struct fstap_rec set = { .op = FSTAP_OP_SETXATTR, .tid = 1, .pid = 1, .obj = 2,
+				 .name = B("system.posix_acl_access"), .size = sizeof(acl),
+				 .value = { acl, sizeof(acl) } };
+	struct fstap_rec get = { .op = FSTAP_OP_GETXATTR, .tid = 1, .pid = 1, .obj = 2,
+				 .name = B("user.t"), .size = 64, .result = 4, .value = B("t\xc3\xa9") };
+	struct fstap_rec ino = { .op = FSTAP_OP_STATE_INODE, .obj = 2, .mode = 040755,
+				 .nxattrs = 2, .xattrs = xa, .xattr_sizes = { sizes, 2 } };
+	struct fstap_rec *in[] = { &set, &get, &ino }, rec;
+	struct fstap_trace_info info = { .version_major = 1 };
+	struct fstap_jbuf jb = { 0 };
+	struct fstap_reader *r;
+	unsigned i;
+
+	ck_assert_int_eq(fstap_jsonl_header(&jb, &info), 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(fstap_jsonl_record(&jb, in[i], NULL), 0);
+	jb.buf[jb.len] = '\0';
+	ck_assert_msg(strstr(jb.buf, "\"value\":{\"hex\":\"0200000001000700ff\"}"), "%s", jb.buf);
+	ck_assert_msg(strstr(jb.buf, "\"value\":\"t\xc3\xa9\""), "%s", jb.buf);
+	ck_assert_msg(strstr(jb.buf, "\"xattr_sizes\":[0,9000]"), "%s", jb.buf);
+	import_jbuf(&jb);
+	ck_assert_int_eq(fstap_reader_open(&r, tpath, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		const char *diff;
+
+		ck_assert_int_eq(fstap_reader_next(r, &rec), 1);
+		diff = fixture_diff(in[i], &rec);
+		ck_assert_msg(!diff, "record %u differs in %s", i, diff);
+	}
+	fstap_reader_close(r);
 	fstap_jbuf_release(&jb);
 }
 END_TEST
@@ -176,6 +224,7 @@ static Suite *jsonl_suite(void)
 	tcase_add_test(core, test_jsonl_every_type_round_trips);
 	tcase_add_test(core, test_jsonl_footer_line_makes_a_complete_trace);
 	tcase_add_test(limits, test_jsonl_escapes_and_large_values);
+	tcase_add_test(limits, test_jsonl_xattr_values_round_trip);
 	tcase_add_test(limits, test_jsonl_import_errors_name_the_line);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);

@@ -138,8 +138,8 @@ START_TEST(test_trace_format_names_are_interned)
 	first = enc.len;
 	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &r), 0);
 	second = enc.len - first;
-	/* op, len, hdr, dt, dur, obj, name ref, size, flags */
-	ck_assert_uint_le(second, 9);
+	/* op, len, hdr, dt, dur, obj, name ref, size, flags, value length (0) */
+	ck_assert_uint_le(second, 10);
 	ck_assert_uint_gt(first - FSTAP_CHUNK_HEADER_SIZE, 14);
 }
 END_TEST
@@ -184,6 +184,44 @@ START_TEST(test_trace_format_unknown_type_is_skipped)
 }
 END_TEST
 
+/*
+ * The xattr values of version 1.1: a binary setxattr value comes back
+ * exactly, and a 1.0 record (the same body without its value, the field
+ * 1.1 appended) reads with an empty value and its size intact.
+ */
+START_TEST(test_trace_format_xattr_value_and_older_record)
+{
+	static const uint8_t val[] = { 0x02, 0x00, 0x00, 0x00, 0xff, 0x00, 0x01 };
+	struct fstap_rec r = { .op = FSTAP_OP_SETXATTR, .tid = 3, .pid = 3, .obj = 5,
+			       .name = B("system.posix_acl_access"), .size = sizeof(val),
+			       .flags_arg = 1, .value = { val, sizeof(val) } };
+	struct fixture fx;
+	struct expect e = { &fx, 1, 0, NULL };
+	uint8_t *p = chunk + FSTAP_CHUNK_HEADER_SIZE;
+	size_t len;
+
+	fstap_chunk_enc_init(&enc, chunk, sizeof(chunk), 0);
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &r), 0);
+	len = enc.len - FSTAP_CHUNK_HEADER_SIZE;
+	fx.rec = r;
+	ck_assert_int_eq(fstap_chunk_decode(p, len, 0, check_each, &e), 0);
+	ck_assert_msg(e.diff == NULL && e.seen == 1, "%s", e.diff);
+
+	r.value = (struct fstap_bytes){ NULL, 0 };
+	fstap_chunk_enc_init(&enc, chunk, sizeof(chunk), 0);
+	ck_assert_int_eq(fstap_chunk_enc_add(&enc, &r), 0);
+	len = enc.len - FSTAP_CHUNK_HEADER_SIZE;
+	ck_assert_uint_eq(p[0], FSTAP_OP_SETXATTR);
+	ck_assert_uint_lt(p[1], 0x80);		/* a one-byte length */
+	ck_assert_uint_eq(p[len - 1], 0);	/* the empty value's length, last */
+	p[1]--;					/* drop it: a 1.0 writer's body */
+	fx.rec = r;
+	e = (struct expect){ &fx, 1, 0, NULL };
+	ck_assert_int_eq(fstap_chunk_decode(p, len - 1, 0, check_each, &e), 0);
+	ck_assert_msg(e.diff == NULL && e.seen == 1, "%s", e.diff);
+}
+END_TEST
+
 static int count_rec(const struct fstap_rec *rec, void *arg)
 {
 	(*(unsigned *)arg)++;
@@ -222,6 +260,7 @@ static Suite *trace_format_suite(void)
 	tcase_add_test(core, test_trace_format_every_type_has_name_and_is_found);
 	tcase_add_test(core, test_trace_format_crc32c_check_value);
 	tcase_add_test(core, test_trace_format_names_are_interned);
+	tcase_add_test(core, test_trace_format_xattr_value_and_older_record);
 	tcase_add_test(limits, test_trace_format_varint_edges);
 	tcase_add_test(limits, test_trace_format_full_chunk_is_unchanged);
 	tcase_add_test(limits, test_trace_format_unknown_type_is_skipped);

@@ -97,6 +97,11 @@ void fixture_fill(struct fixture *f, unsigned op, unsigned seed)
 			r->extents = f->extents;
 			r->nextents = 3;
 			break;
+		case FSTAP_FT_U64_LIST:
+			f->u64s[0] = v;
+			f->u64s[1] = seed % 3 == 0 ? UINT64_MAX : 0;
+			*(struct fstap_u64_list *)m = (struct fstap_u64_list){ f->u64s, 2 };
+			break;
 		}
 	}
 }
@@ -164,6 +169,14 @@ const char *fixture_diff(const struct fstap_rec *a, const struct fstap_rec *b)
 				    a->extents[k].length != b->extents[k].length)
 					return fi->key;
 			break;
+		case FSTAP_FT_U64_LIST: {
+			const struct fstap_u64_list *la = ma, *lb = mb;
+
+			if (la->n != lb->n ||
+			    (la->n && memcmp(la->v, lb->v, la->n * sizeof(*la->v))))
+				return fi->key;
+			break;
+		}
 		}
 	}
 	return NULL;

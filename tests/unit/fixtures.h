@@ -24,6 +24,7 @@ struct fixture {
 	struct fstap_xattr xattrs[2];
 	struct fstap_extent extents[3];
 	uint8_t blob[16];
+	uint64_t u64s[2];
 };
 
 /* Fills f->rec as a record of type op; seed varies every value. */
