@@ -34,6 +34,7 @@ tests_unit_check_reorder_LDADD = $(ANALYSIS_UNIT_LDADD)
 ANALYSIS_TESTS = \
 	tests/integration/t3000-report-order.sh \
 	tests/integration/t3010-filter.sh \
-	tests/integration/t3020-reorder.sh
+	tests/integration/t3020-reorder.sh \
+	tests/integration/t3030-report-order-recorded.sh
 TESTS += $(ANALYSIS_TESTS)
 EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md

@@ -328,10 +328,18 @@ static void crash_hook(void *arg)
  * Lets the tests crash a recording: FSTAP_TEST_RECORD_CRASH_MS=N makes a
  * thread of the recorder fault N ms after the mount; N:overflow makes it
  * overflow its stack instead (a thread other than main reporting that needs
- * its own alternate signal stack).
+ * its own alternate signal stack). FSTAP_TEST_RECORD_CRASH_REQS=R also waits,
+ * after the N ms, until R requests were served: a crash after a given amount
+ * of work, however slow the machine.
  */
 static int *volatile test_null;
 static volatile unsigned long test_depth_limit = ~0ul;	/* never reached */
+
+struct test_crash {
+	const char *spec;		/* FSTAP_TEST_RECORD_CRASH_MS */
+	unsigned long long reqs;	/* FSTAP_TEST_RECORD_CRASH_REQS */
+	struct rec_session *s;
+};
 
 static unsigned long __attribute__((noinline)) test_overflow(unsigned long depth)
 {
@@ -345,25 +353,32 @@ static unsigned long __attribute__((noinline)) test_overflow(unsigned long depth
 
 static void *__attribute__((noinline)) test_crash_main(void *arg)
 {
-	const char *v = arg;
+	static const struct timespec ms1 = { 0, 1000000L };
+	struct test_crash *c = arg;
 	char *end;
-	unsigned long ms = strtoul(v, &end, 10);
+	unsigned long ms = strtoul(c->spec, &end, 10);
 	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
 
 	fstap_crash_thread_init();
 	nanosleep(&ts, NULL);
+	while (atomic_load(&c->s->nreq) < c->reqs)
+		nanosleep(&ms1, NULL);
 	if (!strcmp(end, ":overflow"))
 		test_overflow(0);
 	*test_null = 1;
 	return NULL;
 }
 
-static void test_crash_start(void)
+static void test_crash_start(struct rec_session *s)
 {
-	const char *v = getenv("FSTAP_TEST_RECORD_CRASH_MS");
+	static struct test_crash c;
+	const char *reqs = getenv("FSTAP_TEST_RECORD_CRASH_REQS");
 	pthread_t t;
 
-	if (v && *v && !pthread_create(&t, NULL, test_crash_main, (void *)v))
+	c.spec = getenv("FSTAP_TEST_RECORD_CRASH_MS");
+	c.reqs = reqs ? strtoull(reqs, NULL, 10) : 0;
+	c.s = s;
+	if (c.spec && *c.spec && !pthread_create(&t, NULL, test_crash_main, &c))
 		pthread_detach(t);
 }
 
@@ -544,7 +559,7 @@ int record_run(const struct record_opts *o)
 	fstap_debug("mounted '%s' on '%s' (cache=%s)", o->backing, o->mountpoint,
 		    rec_cache_names[o->cache]);
 
-	test_crash_start();
+	test_crash_start(s);
 	if (o->command && start_command(&runner, o->command, o->mountpoint) < 0) {
 		fuse_session_unmount(se);
 		goto out_sig;

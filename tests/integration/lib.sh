@@ -18,9 +18,13 @@ set -eu
 T=$(mktemp -d "${TMPDIR:-/tmp}/fstap-test.XXXXXX")
 test_failed=0
 
+LOOP_MNTS=""
+LOOP_DEVS=""
+
 _cleanup() {
 	rc=$?
 	if command -v test_cleanup >/dev/null 2>&1; then test_cleanup || true; fi
+	loop_cleanup
 	rm -rf "$T"
 	exit $rc
 }
@@ -44,6 +48,42 @@ ci_may_skip() {
 	*" $1 "*) return 0 ;;
 	esac
 	return 1
+}
+
+# loop_mount FSTYPE SIZE MNT: a fresh SIZE file system of FSTYPE (ext4, xfs,
+# btrfs) on an image in $T, on a loop device, mounted at MNT (made); LOOP_DEV
+# names the device. Unmounted (what a failure left on top of it first) and
+# detached on exit, after test_cleanup. Skips without root, mkfs or a loop
+# device; a failing mkfs or mount fails the test.
+loop_mount() {
+	[ "$(id -u)" = 0 ] || skip "needs root to mount a loop image"
+	command -v "mkfs.$1" >/dev/null 2>&1 || skip "mkfs.$1 is needed"
+	command -v losetup >/dev/null 2>&1 || skip "losetup is needed (util-linux)"
+	_img="$T/loop$(echo $LOOP_DEVS | wc -w).$1.img"
+	truncate -s "$2" "$_img"
+	case $1 in
+	ext4) set -- "$1" "$2" "$3" -q -F ;;
+	*) set -- "$1" "$2" "$3" -q -f ;;
+	esac
+	"mkfs.$1" "$4" "$5" "$_img" >/dev/null || { fail "mkfs.$1 failed"; return 1; }
+	LOOP_DEV=$(losetup -f --show "$_img" 2>/dev/null) || skip "cannot set up a loop device"
+	LOOP_DEVS="$LOOP_DEVS $LOOP_DEV"
+	mkdir -p "$3"
+	mount -t "$1" "$LOOP_DEV" "$3" || { fail "cannot mount $1 on $LOOP_DEV"; return 1; }
+	LOOP_MNTS="$3 $LOOP_MNTS"
+}
+
+loop_cleanup() {
+	for _m in $LOOP_MNTS; do
+		_n=0
+		while mountpoint -q "$_m" 2>/dev/null && [ $_n -lt 3 ]; do
+			umount "$_m" 2>/dev/null || umount -l "$_m" 2>/dev/null || true
+			_n=$((_n + 1))
+		done
+	done
+	for _d in $LOOP_DEVS; do
+		losetup -d "$_d" 2>/dev/null || true
+	done
 }
 
 fail() {

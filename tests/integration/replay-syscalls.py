@@ -6,6 +6,14 @@
                                        issued exactly CALLS below, in order,
                                        with the flags, sizes and offsets the
                                        trace holds (strace -f -y output)
+  replay-syscalls.py app DIR           the same kinds of calls made for real
+                                       in DIR (to be recorded)
+  replay-syscalls.py compare APP.log APPDIR REPLAY.log REPLAYDIR
+                                       the app's calls beneath APPDIR and the
+                                       replay's beneath REPLAYDIR must be the
+                                       same, in order (fsync, fdatasync, opens'
+                                       flags, fallocate, copy_file_range,
+                                       renameat2, xattrs)
 
 One description, so that what is written and what is checked cannot drift.
 The flag names are strace's, decoded here from the numbers in the trace by
@@ -223,19 +231,151 @@ def issued(log):
     return out
 
 
+def first_difference(a, b, what_a, what_b):
+    """Prints where the call lists a and b part; returns 1."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    print("%s: %d calls, %s: %d; the first difference, at %d:" % (what_a, len(a), what_b, len(b), n))
+    print("  %s: %s" % (what_a, a[n:n + 3]))
+    print("  %s: %s" % (what_b, b[n:n + 3]))
+    return 1
+
+
 def check(log):
     got = issued(log)
     want = [tuple(c) for c in CALLS]
-    if got == want:
-        return 0
-    n = 0
-    while n < min(len(got), len(want)) and got[n] == want[n]:
-        n += 1
-    print("the replay issued %d calls, the trace holds %d; the first difference, at %d:"
-          % (len(got), len(want), n))
-    print("  issued:   %s" % (got[n:n + 3],))
-    print("  expected: %s" % (want[n:n + 3],))
-    return 1
+    return 0 if got == want else first_difference(got, want, "the replay", "the trace")
+
+
+def app(root):
+    """Each kind of call of CALLS, made by an application (no synchronous
+    write: the kernel's own fsync after one is another matter)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    p = lambda n: os.path.join(root, n)
+    off = ctypes.c_long
+
+    def falloc(fd, mode, o, n):
+        if libc.fallocate(fd, mode, off(o), off(n)):
+            sys.exit("fallocate: %s" % os.strerror(ctypes.get_errno()))
+
+    def rename(a, b, flags):
+        if libc.renameat2(-100, p(a).encode(), -100, p(b).encode(), flags):
+            sys.exit("renameat2: %s" % os.strerror(ctypes.get_errno()))
+
+    fd = os.open(p("a"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    os.pwrite(fd, b"x" * 8192, 0)
+    os.fsync(fd)
+    os.fdatasync(fd)
+    falloc(fd, 0, 0, 65536)
+    falloc(fd, 0x01, 65536, 4096)
+    falloc(fd, 0x03, 0, 4096)
+    falloc(fd, 0x10, 4096, 4096)
+    fd2 = os.open(p("b"), os.O_WRONLY | os.O_CREAT | os.O_DSYNC, 0o640)
+    os.copy_file_range(fd, fd2, 4096, 0, 0)
+    os.close(fd2)
+    os.close(fd)
+    for flags in (os.O_RDONLY | os.O_DIRECT, os.O_RDONLY | os.O_NOATIME,
+                  os.O_WRONLY | os.O_APPEND, os.O_WRONLY | os.O_TRUNC, os.O_RDWR | os.O_SYNC):
+        os.close(os.open(p("a"), flags))
+    d = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    os.fsync(d)
+    os.fdatasync(d)
+    os.close(d)
+    rename("a", "a2", 1)
+    rename("a2", "b", 2)
+    os.setxattr(p("b"), "user.k", b"hello", os.XATTR_CREATE)
+    os.getxattr(p("b"), "user.k")
+    os.listxattr(p("b"))
+    os.setxattr(p("b"), "user.k", b"abc", os.XATTR_REPLACE)
+    os.removexattr(p("b"), "user.k")
+
+
+XATTR_CALLS = ("setxattr", "getxattr", "listxattr", "removexattr")
+ANY_CALL = re.compile(r'^(\d+) +(openat|fsync|fdatasync|fallocate|copy_file_range|renameat2|'
+                      r'[lf]?(?:set|get|list|remove)xattr)\((.*)\) += (-?\d+)')
+ARG = re.compile(r'(\d+)<([^>]*)>|"([^"]*)"|\[(\d+)\]|([A-Z_|0-9]+)')
+
+
+def normalized(log, root, skip_main):
+    """Each call beneath root, the way both an application and the replay
+    name it: paths relative to root, fds as the path they are open on, the
+    behaviour flags of opens; the xattr calls without their l/f prefix."""
+    root = os.path.realpath(root)
+    rel = lambda path: os.path.relpath(os.path.join(cwd, path), root)
+    out, main = [], None
+    cwd = root
+    for line in open(log, errors="replace"):
+        m = ANY_CALL.match(line)
+        if not m:
+            continue
+        pid, name, args, res = m.groups()
+        if main is None:
+            main = pid
+        if skip_main and pid == main:
+            continue
+        toks = []
+        for a in ARG.finditer(args):
+            fd_path, string, ptr, word = a.group(2), a.group(3), a.group(4), a.group(5)
+            toks.append(("fd", fd_path) if fd_path is not None else ("s", string)
+                        if string is not None else ("n", ptr) if ptr is not None else ("w", word))
+        def path_of(i):
+            kind, v = toks[i]
+            return os.path.relpath(v, root) if kind == "fd" else v
+        beneath = lambda r: not r.startswith("..")
+        if name == "openat":
+            dirp = toks[0][1] if toks[0][0] == "fd" else ""
+            full = os.path.normpath(os.path.join(dirp, toks[1][1]))
+            r = os.path.relpath(full, root)
+            flags = set(toks[2][1].split("|"))
+            if not beneath(r) or "O_PATH" in flags:
+                continue
+            out.append((name, r, tuple(sorted(flags & BEHAVIOUR))))
+        elif name in ("fsync", "fdatasync"):
+            r = path_of(0)
+            if beneath(r):
+                out.append((name, r))
+        elif name == "fallocate":
+            r = path_of(0)
+            if beneath(r):
+                out.append((name, r) + tuple(t[1] for t in toks[1:4]))
+        elif name == "copy_file_range":
+            if beneath(path_of(0)):
+                out.append((name, path_of(0), toks[1][1], path_of(2), toks[3][1], toks[4][1]))
+        elif name == "renameat2":
+            a = os.path.relpath(os.path.join(toks[0][1], toks[1][1]), root) \
+                if toks[0][0] == "fd" else os.path.relpath(toks[1][1], root)
+            b = os.path.relpath(os.path.join(toks[2][1], toks[3][1]), root) \
+                if toks[2][0] == "fd" else os.path.relpath(toks[3][1], root)
+            if beneath(a):
+                out.append((name, a, b, toks[4][1]))
+        else:
+            base = name[1:] if name[1:] in XATTR_CALLS else name
+            kind, target = toks[0]
+            if kind == "fd" or os.path.isabs(target):
+                if not beneath(os.path.relpath(target, root)):
+                    continue
+            key = os.path.basename(target)
+            # the values are left out (the trace keeps their sizes only)
+            if base == "setxattr":
+                out.append((base, key, toks[1][1], toks[-2][1], toks[-1][1], res))
+            elif base == "getxattr":
+                out.append((base, key, toks[1][1], toks[-1][1], res))
+            elif base == "listxattr":
+                out.append((base, key, toks[-1][1], res))
+            else:
+                out.append((base, key, toks[1][1], res))
+    return out
+
+
+def compare(app_log, app_root, replay_log, replay_root):
+    a = normalized(app_log, app_root, False)
+    r = normalized(replay_log, replay_root, True)
+    if len(a) < 20:
+        print("only %d calls of the application were seen: %s" % (len(a), a))
+        return 1
+    return 0 if a == r else first_difference(a, r, "the application", "the replay")
 
 
 build()
@@ -244,5 +384,9 @@ if __name__ == "__main__":
         gen(sys.argv[2])
     elif sys.argv[1] == "check":
         sys.exit(check(sys.argv[2]))
+    elif sys.argv[1] == "app":
+        app(sys.argv[2])
+    elif sys.argv[1] == "compare":
+        sys.exit(compare(*sys.argv[2:6]))
     else:
         sys.exit("usage: replay-syscalls.py gen OUT.jsonl | check STRACE.log")

@@ -10,9 +10,12 @@
 need_fuse
 
 mkdir "$T/m" "$T/b"
-export FSTAP_TEST_RECORD_CRASH_MS=1500
+# The crash comes after the first periodic flush (1.2 s) and after 1000
+# requests, however slow the machine: a create of the workload costs about 6
+# requests (1000 requests were 172 creates), so more than 100 are finished.
+export FSTAP_TEST_RECORD_CRASH_MS=1200 FSTAP_TEST_RECORD_CRASH_REQS=1000
 rec_start "$T/m" -q -o "$T/t.trace" "$T/b" "$T/m" || exit 1
-unset FSTAP_TEST_RECORD_CRASH_MS
+unset FSTAP_TEST_RECORD_CRASH_MS FSTAP_TEST_RECORD_CRASH_REQS
 # one file after the other until the file system disappears; the count of
 # finished creates is written after each one
 $PY - "$T/m" "$T/done" <<'PY' &
@@ -42,7 +45,7 @@ rec_export "$T/t.trace" "$T/t.jsonl"
 done=$(cat "$T/done" 2>/dev/null || echo 0)
 n=$(jq_count '.op == "create" and .res == 0' "$T/t.jsonl")
 echo "creates: $n recorded, $done finished, $(ls "$T/b" | wc -l) files" >&2
-[ "$done" -gt 100 ] || fail "the workload finished only $done creates before the crash"
+[ "$done" -gt 100 ] || fail "the workload finished only $done creates before the crash (1000 requests)"
 # a create whose reply left but whose record was not yet added may be missing
 [ "$n" -ge $((done - 2)) ] ||
 	fail "$n creates recorded of $done finished before the crash: partial chunks were lost"

@@ -49,6 +49,10 @@ t2=$(jq "select(.op == \"process\" and .pid == $pid and .comm == \"second-proc\"
 ty=$(jq "select(.op == \"lookup\" and .name == \"y$attempt\" and .res == 0) | .t" "$T/t.jsonl")
 py=$(jq "select(.op == \"lookup\" and .name == \"y$attempt\" and .res == 0) | .pid" "$T/t.jsonl")
 [ "$py" = "$pid" ] || fail "the lookup of y$attempt is recorded for pid '$py', not $pid"
-[ -n "$t2" ] && [ -n "$ty" ] && [ "$ty" -ge $((t2 - 1000000000)) ] ||
-	fail "the second process was named at $t2, long after its lookup at $ty"
+# ...and its process record falls between the first process's lookup of x
+# and its own lookup: a reader crediting each op to the last PROCESS record
+# of its pid before it credits each to the right program (order, not time).
+tx=$(jq "select(.op == \"lookup\" and .name == \"x\" and .res == 0 and .pid == $pid) | .t" "$T/t.jsonl" | tail -n 1)
+[ -n "$t2" ] && [ -n "$ty" ] && [ -n "$tx" ] && [ "$tx" -lt "$t2" ] && [ "$t2" -le "$ty" ] ||
+	fail "the second process's record (t=$t2) is not between the first's lookup of x (t=$tx) and its own lookup of y$attempt (t=$ty)"
 finish

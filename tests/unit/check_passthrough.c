@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "record/record_i.h"
+#include "tests/unit/require.h"
 
 static char tmpdir[64];
 static int root_fd = -1;
@@ -202,8 +203,7 @@ START_TEST(test_passthrough_xattrs_each_type)
 	uint64_t fh;
 	int lfd;
 
-	if (geteuid() != 0)
-		return;		/* trusted.* on a FIFO needs CAP_SYS_ADMIN */
+	REQUIRE(geteuid() == 0, "trusted.* on a FIFO needs CAP_SYS_ADMIN");
 	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "f0", 0000, O_RDONLY, &f, &fh), 0);
 	pt_release(fh);
 	ck_assert_int_eq(pt_setxattr(&fs, f.ri, "user.k", "v", 1, 0), 0);
@@ -241,8 +241,7 @@ START_TEST(test_passthrough_symlink_xattrs)
 	uint64_t fh;
 	ssize_t n;
 
-	if (geteuid() != 0)
-		return;		/* trusted.* needs CAP_SYS_ADMIN */
+	REQUIRE(geteuid() == 0, "trusted.* needs CAP_SYS_ADMIN");
 	ck_assert_int_eq(pt_create(&fs, NULL, pt_root(&fs), "tgt", 0644, O_RDWR, &t, &fh), 0);
 	pt_release(fh);
 	ck_assert_int_eq(pt_symlink(&fs, NULL, "tgt", pt_root(&fs), "lnk", &e), 0);
@@ -310,8 +309,7 @@ START_TEST(test_passthrough_write_drop_privs)
 	struct pt_cred user = { .uid = 65534, .gid = 65534 };
 	struct pt_cred member = { .uid = 65534, .gid = 65534, .getgroups = groups_4242 };
 
-	if (geteuid() != 0)
-		return;	/* fchown to another group */
+	REQUIRE(geteuid() == 0, "fchown to another group needs root");
 	ck_assert_int_eq(mode_after_drop(04777, 4242, &user), 0777);
 	ck_assert_int_eq(mode_after_drop(02777, 4242, &user), 0777);
 	ck_assert_int_eq(mode_after_drop(06755, 4242, &user), 0755);

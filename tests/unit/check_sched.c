@@ -18,6 +18,7 @@
 
 #include "fstap/trace.h"
 #include "fixtures.h"
+#include "tests/unit/require.h"
 #include "replay_i.h"
 
 
@@ -330,8 +331,7 @@ START_TEST(test_sched_run_thread_order_long_release)
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	if (setxattr(p, "user.v", "old", 3, 0))
-		return;	/* no user xattrs here: nothing to test */
+	REQUIRE(setxattr(p, "user.v", "old", 3, 0) == 0, "no user xattrs in the test directory");
 	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
 	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
 	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 5, .mode = 0100644 });

@@ -79,8 +79,6 @@ START_TEST(test_task_copy)
 }
 END_TEST
 
-/* ---- whole runs --------------------------------------------------------- */
-
 static Suite *task_suite(void)
 {
 	Suite *s = suite_create("task");

@@ -52,3 +52,4 @@ tests_unit_check_devnode_SOURCES = tests/unit/check_devnode.c
 tests_unit_check_devnode_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_check_devnode_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_devnode_LDADD = $(UNIT_LDADD)
+EXTRA_DIST += tests/unit/require.h
