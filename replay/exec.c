@@ -12,7 +12,11 @@
  * with an *at() call that does not follow a final symlink (O_NOFOLLOW,
  * AT_SYMLINK_NOFOLLOW, l*xattr after fchdir). A path that tries to leave
  * the directory is refused and counted (RP_DIV_REFUSED), an unknown object
- * or handle is counted (RP_DIV_UNKNOWN); neither is ever fatal.
+ * or handle is counted (RP_DIV_UNKNOWN); neither is ever fatal. A device
+ * node is made with a number that reaches no device and never opened
+ * unless --devices (fstap/devnode.h): its open is counted (RP_DIV_DEVICE),
+ * the I/O through it not issued. Divergences are also logged, with
+ * --divergences (divlog.c), readdir's with the names missing and extra.
  *
  * Per-worker state (struct rp_exec, thread-local): the I/O buffers, the
  * directory descriptors the current executor holds, and a per-thread
@@ -87,6 +91,12 @@ struct rp_handle {
 	uint64_t *names;	/* sorted hashes of the live listing ("." ".." left out) */
 	size_t nnames;
 	uint64_t rec_total;	/* recorded entries since the listing */
+	uint8_t *seen;		/* seen[i]: names[i] was among the recorded entries */
+	size_t unseen;		/* live names no recorded entry named yet */
+	/* with a divergence log: the live names, in the order of names[] */
+	uint32_t *name_off;	/* offset of names[i]'s name in name_buf */
+	char *name_buf;		/* the names, each NUL-terminated */
+	size_t name_len, name_cap;
 };
 
 /* A cached directory descriptor (see the top of the file). */
@@ -127,6 +137,7 @@ struct rp_shared {
 	pthread_mutex_t omu;
 	bool track_order;	/* --order=none: count same-resource reorderings */
 	bool devices;		/* --devices: mknod of character and block devices */
+	struct rp_divlog *divlog;	/* --divergences, or NULL (borrowed) */
 	struct rp_map order;	/* resource -> highest seq executed; protected by omu */
 };
 
@@ -168,6 +179,11 @@ void rp_shared_allow_devices(struct rp_shared *sh, bool on)
 	sh->devices = on;
 }
 
+void rp_shared_set_divlog(struct rp_shared *sh, struct rp_divlog *log)
+{
+	sh->divlog = log;
+}
+
 void rp_shared_track_order(struct rp_shared *sh, bool on)
 {
 	sh->track_order = on;
@@ -179,6 +195,9 @@ static void handle_destroy(struct rp_handle *h)
 		close(h->fd);
 	pthread_mutex_destroy(&h->mu);
 	free(h->names);
+	free(h->name_off);
+	free(h->name_buf);
+	free(h->seen);
 	free(h);
 }
 
@@ -733,6 +752,24 @@ static int enter_dir(struct rp_exec *x, int dfd)
 	return 0;
 }
 
+/*
+ * Counts a divergence of t and logs it if the log wants one more of its
+ * kind; missing and extra (readdir's names, or NULL) are taken.
+ */
+static void note_div(struct rp_exec *x, const struct rp_task *t, enum rp_div_kind kind,
+		     unsigned err, int64_t res, json_t *missing, json_t *extra)
+{
+	struct rp_divlog *log = x->sh->divlog;
+
+	rp_stats_div(x->st, t->rec.op, kind, err);
+	if (log && rp_divlog_want(log, t->rec.op, kind, err)) {
+		rp_divlog_add(log, t, kind, err, res, missing, extra);
+		return;
+	}
+	json_decref(missing);
+	json_decref(extra);
+}
+
 #define SYSRET(expr) ((expr) < 0 ? -(int64_t)errno : 0)
 #define SYSVAL(expr) ({ __typeof__(expr) v_ = (expr); v_ < 0 ? -(int64_t)errno : (int64_t)v_; })
 
@@ -867,7 +904,7 @@ static int64_t exec_readlink(struct rp_exec *x, const struct rp_task *t)
 		return -errno;
 	/* The recorded result is 0; a different link text is a value divergence. */
 	if ((size_t)n != t->rec.target.len || memcmp(x->link, t->rec.target.ptr, (size_t)n))
-		rp_stats_div(x->st, FSTAP_OP_READLINK, RP_DIV_VALUE, 0);
+		note_div(x, t, RP_DIV_VALUE, 0, 0, NULL, NULL);
 	return 0;
 }
 
@@ -1100,12 +1137,77 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Reads the whole directory with getdents64 into h's sorted name hashes. */
+struct live_name {
+	uint64_t hash;
+	uint32_t off;
+};
+
+static int cmp_live(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct live_name *)a)->hash, &((const struct live_name *)b)->hash);
+}
+
+/* Keeps name (len bytes) in h->name_buf; its offset, or -ENOMEM. */
+static int64_t keep_name(struct rp_handle *h, const char *name, size_t len)
+{
+	size_t off = h->name_len;
+
+	if (off + len + 1 > h->name_cap || off > UINT32_MAX) {
+		size_t c = h->name_cap ? 2 * h->name_cap : 4096;
+		char *p;
+
+		while (c < off + len + 1)
+			c *= 2;
+		if (off > UINT32_MAX || !(p = realloc(h->name_buf, c)))
+			return -ENOMEM;
+		h->name_buf = p;
+		h->name_cap = c;
+	}
+	memcpy(h->name_buf + off, name, len + 1);
+	h->name_len += len + 1;
+	return (int64_t)off;
+}
+
+/*
+ * With a divergence log, the live names too: names[] and name_off[] in
+ * hash order (sorted as pairs, then split).
+ */
+static int keep_live_names(struct rp_handle *h)
+{
+	struct live_name *v = malloc((h->nnames + 1) * sizeof(*v));
+	uint32_t *off = realloc(h->name_off, (h->nnames + 1) * sizeof(*off));
+	size_t i;
+
+	if (off)
+		h->name_off = off;
+	if (!v || !off) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < h->nnames; i++)
+		v[i] = (struct live_name){ h->names[i], h->name_off[i] };
+	qsort(v, h->nnames, sizeof(*v), cmp_live);
+	for (i = 0; i < h->nnames; i++) {
+		h->names[i] = v[i].hash;
+		h->name_off[i] = v[i].off;
+	}
+	free(v);
+	return 0;
+}
+
+/*
+ * Reads the whole directory with getdents64 into h's sorted name hashes
+ * (and, with a divergence log, the names: name_off[] first holds them in
+ * listing order, keep_live_names sorts them with the hashes).
+ */
 static int list_dir(struct rp_exec *x, struct rp_handle *h)
 {
 	size_t cap = h->nnames;
+	bool keep = x->sh->divlog != NULL;
+	uint8_t *seen;
 
 	h->nnames = 0;
+	h->name_len = 0;
 	if (h->listed && lseek(h->fd, 0, SEEK_SET) < 0)
 		return -errno;
 	for (;;) {
@@ -1130,22 +1232,63 @@ static int list_dir(struct rp_exec *x, struct rp_handle *h)
 				if (!p)
 					return -ENOMEM;
 				h->names = p;
+				if (keep) {
+					uint32_t *q = realloc(h->name_off, c * sizeof(*q));
+
+					if (!q)
+						return -ENOMEM;
+					h->name_off = q;
+				}
 				cap = c;
+			}
+			if (keep) {
+				int64_t o = keep_name(h, d->d_name, len);
+
+				if (o < 0)
+					return (int)o;
+				h->name_off[h->nnames] = (uint32_t)o;
 			}
 			h->names[h->nnames++] = name_hash((const uint8_t *)d->d_name, len);
 		}
 	}
-	qsort(h->names, h->nnames, sizeof(*h->names), cmp_u64);
+	if (keep) {
+		int ret = keep_live_names(h);
+
+		if (ret)
+			return ret;
+	} else {
+		qsort(h->names, h->nnames, sizeof(*h->names), cmp_u64);
+	}
+	seen = realloc(h->seen, h->nnames + 1);
+	if (!seen)
+		return -ENOMEM;
+	h->seen = seen;
+	memset(h->seen, 0, h->nnames);
+	h->unseen = h->nnames;
 	h->listed = true;
 	h->consumed = false;
 	h->rec_total = 0;
 	return 0;
 }
 
+/* The live names of h no recorded entry of the listing named (h->mu held). */
+static json_t *unseen_names(const struct rp_handle *h)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; h->name_off && i < h->nnames; i++)
+		if (!h->seen[i])
+			json_array_append_new(a, json_string_nocheck(h->name_buf + h->name_off[i]));
+	return a;
+}
+
 static int64_t exec_readdir(struct rp_exec *x, const struct rp_task *t)
 {
 	const struct fstap_rec *r = &t->rec;
 	struct rp_handle *h = handle_get(x->sh, r->fh);
+	struct rp_divlog *log = x->sh->divlog;
+	json_t *missing = NULL, *extra = NULL;
 	int64_t ret = 0;
 	bool differs = false;
 	uint32_t i;
@@ -1164,24 +1307,39 @@ static int64_t exec_readdir(struct rp_exec *x, const struct rp_task *t)
 		h->consumed = true;
 		for (i = 0; i < r->nentries; i++) {
 			const struct fstap_dirent *e = &r->entries[i];
+			const uint64_t *p;
 			uint64_t k;
 
 			if (is_dot(e->name.ptr, e->name.len))
 				continue;
 			h->rec_total++;
 			k = name_hash(e->name.ptr, e->name.len);
-			if (!bsearch(&k, h->names, h->nnames, sizeof(k), cmp_u64))
+			p = bsearch(&k, h->names, h->nnames, sizeof(k), cmp_u64);
+			if (!p) {
 				differs = true;
+				if (log && !missing)
+					missing = json_array();
+				if (missing)
+					json_array_append_new(missing, json_stringn_nocheck(
+						(const char *)e->name.ptr, e->name.len));
+			} else if (!h->seen[p - h->names]) {
+				h->seen[p - h->names] = 1;
+				h->unseen--;
+			}
 		}
-		/* The end of the recorded listing: as many entries as the live one? */
-		if (r->result == 0 && !r->nentries && h->rec_total != h->nnames)
+		/* The end of the recorded listing: did it name every live entry, once? */
+		if (r->result == 0 && !r->nentries && (h->rec_total != h->nnames || h->unseen)) {
 			differs = true;
+			if (log)
+				extra = unseen_names(h);
+		}
 		ret = r->result >= 0 ? r->result : 0;
 	}
 	pthread_mutex_unlock(&h->mu);
 	handle_put(h);
 	if (differs)
-		rp_stats_div(x->st, FSTAP_OP_READDIR, RP_DIV_ENTRIES, 0);
+		note_div(x, t, RP_DIV_ENTRIES, 0, ret, log ? (missing ? missing : json_array()) : NULL,
+			 log ? (extra ? extra : json_array()) : NULL);
 	return ret;
 }
 
@@ -1452,10 +1610,11 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 	}
 	rp_stats_add(x->st, op, res, lat);
 	if (rp_diverges(op, t->rec.result, res, &kind, &err)) {
-		if (t->raced)
+		if (t->raced) {
 			x->st->raced++;
-		else
-			rp_stats_div(x->st, op, kind, err);
+		} else {
+			note_div(x, t, kind, err, res, NULL, NULL);
+		}
 	}
 	return res;
 }

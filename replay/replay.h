@@ -40,6 +40,7 @@ struct rp_options {
 	unsigned queue_depth;	/* per-worker queue bound; 0: default */
 	bool progress;		/* a progress line on stderr */
 	bool devices;		/* create the character and block devices mknod asks for */
+	unsigned divlog_max;	/* log the first N divergences of each kind; 0: no log */
 };
 
 /* Parses "strict" etc.; -EINVAL if unknown. */
@@ -65,6 +66,8 @@ int rp_report_text(FILE *f, struct rp_result *const *runs, unsigned n);
 int rp_report_json(FILE *f, struct rp_result *const *runs, unsigned n,
 		   const struct rp_options *o);
 int rp_report_csv(FILE *f, struct rp_result *const *runs, unsigned n);
+/* The divergence logs of the runs (divlog_max), as JSON Lines. */
+int rp_report_divergences(FILE *f, struct rp_result *const *runs, unsigned n);
 
 /* Environment control around a run (replay/cgroup.c). */
 

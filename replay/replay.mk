@@ -6,6 +6,7 @@ libreplay_a_SOURCES = \
 	replay/replay.h \
 	replay/replay_i.h \
 	replay/stats.c \
+	replay/divlog.c \
 	replay/timing.c \
 	replay/rmap.c \
 	replay/task.c \
@@ -60,6 +61,7 @@ tests_unit_check_exec_LDADD = $(REPLAY_UNIT_LDADD)
 REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2100-replay-basic.sh \
 	tests/integration/t2110-replay-divergence.sh \
+	tests/integration/t2115-replay-divergence-log.sh \
 	tests/integration/t2120-replay-order.sh \
 	tests/integration/t2130-replay-hostile.sh \
 	tests/integration/t2140-replay-cache-limit.sh \
@@ -76,4 +78,5 @@ check_PROGRAMS += tests/tools/gen-stream-trace
 tests_tools_gen_stream_trace_SOURCES = tests/tools/gen-stream-trace.c
 tests_tools_gen_stream_trace_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md \
-	tests/integration/replay-syscalls.py tests/integration/sync-writer.py
+	tests/integration/replay-syscalls.py tests/integration/sync-writer.py \
+	tests/integration/divergent-trace.jsonl

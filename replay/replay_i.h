@@ -3,6 +3,7 @@
  * modules and their unit tests:
  *
  *  - stats.c: latency histograms, per-op counters, divergences.
+ *  - divlog.c: the divergence log (--divergences).
  *  - timing.c: pacing arithmetic over an injectable clock.
  *  - rmap.c: a small uint64 -> uint64 hash map (handles, resources).
  *  - task.c: the tasks handed to workers, and the arena they live in.
@@ -19,6 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "fstap/ops.h"
 #include "fstap/trace.h"
@@ -218,6 +222,8 @@ struct rp_task {
 	bool merged;			/* a write the first part of its split issued (final) */
 	bool raced;			/* overlapped a conflicting op of another thread when recorded */
 	bool device;			/* an open of a character or block device node */
+	uint64_t recno;			/* its position in the trace file (every record counted) */
+	const char *comm;		/* its process's name (the divergence log only), or NULL */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
@@ -251,6 +257,25 @@ void rp_task_free(struct rp_task *t);
 /* Adds a dependency to t (0 or -ENOMEM). */
 int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
 
+/* ---- divlog.c: the divergence log ----------------------------------------- */
+
+struct rp_divlog;
+
+/* A log of the first max divergences of each (op, kind, errno). 0 or -ENOMEM. */
+int rp_divlog_new(unsigned max, struct rp_divlog **out);
+void rp_divlog_free(struct rp_divlog *l);
+/* Whether one more divergence of (op, kind, err) is logged (it is then counted). */
+bool rp_divlog_want(struct rp_divlog *l, unsigned op, enum rp_div_kind kind, unsigned err);
+/*
+ * Logs a divergence of t (after rp_divlog_want said yes): replayed is the
+ * executor's result; missing and extra (readdir; NULL otherwise) are JSON
+ * arrays of names, taken. 0 or -ENOMEM.
+ */
+int rp_divlog_add(struct rp_divlog *l, const struct rp_task *t, enum rp_div_kind kind,
+		  unsigned err, int64_t replayed, json_t *missing, json_t *extra);
+/* Writes the entries in record order, one JSON object a line, each with "run". */
+int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run);
+
 /* ---- exec.c --------------------------------------------------------------- */
 
 #define RP_IO_MAX (64u << 20)	/* the largest read/write/xattr buffer of an executor */
@@ -279,6 +304,8 @@ void rp_shared_free(struct rp_shared *sh);
 void rp_shared_track_order(struct rp_shared *sh, bool on);
 /* Lets mknod create character and block devices (--devices). */
 void rp_shared_allow_devices(struct rp_shared *sh, bool on);
+/* Where the workers log divergences (borrowed; NULL: no log). */
+void rp_shared_set_divlog(struct rp_shared *sh, struct rp_divlog *log);
 /* Handles still open at the end (closed by rp_shared_free). */
 size_t rp_shared_open_handles(const struct rp_shared *sh);
 /* Directories opened (openat2) by the shared directory cache so far. */
@@ -385,6 +412,7 @@ struct rp_result {
 	unsigned workers;
 	bool incomplete;		/* the trace had no footer */
 	struct rp_stats stats;		/* merged over the workers */
+	struct rp_divlog *divlog;	/* --divergences: owned, or NULL */
 };
 
 #endif

@@ -124,6 +124,9 @@ struct run {
 	struct rp_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
 	bool attr_stale;	/* the recording did not cache attributes */
 	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
+	struct rp_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
+	char **comms;		/* every name comm_of ever held (owned) */
+	size_t ncomms, capcomms;
 	struct heap_ent *heap;		/* the heads of the window's runs */
 	size_t nheap, capheap;
 	struct rp_task *run_tail;	/* the tail of the newest run */
@@ -1045,6 +1048,36 @@ static int sync_after_write(struct run *r, struct tstate *ts, struct rp_task *t)
 	}
 }
 
+/* Keeps a process record's name for the divergence log. 0 or -ENOMEM. */
+static int learn_comm(struct run *r, const struct fstap_rec *c)
+{
+	char *s;
+
+	if (!c->pid || !c->comm.len)
+		return 0;
+	if (r->ncomms == r->capcomms) {
+		size_t cap = r->capcomms ? 2 * r->capcomms : 64;
+		char **p = realloc(r->comms, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->comms = p;
+		r->capcomms = cap;
+	}
+	s = strndup((const char *)c->comm.ptr, c->comm.len);
+	if (!s)
+		return -ENOMEM;
+	r->comms[r->ncomms++] = s;
+	return rp_map_put(&r->comm_of, (uint64_t)c->pid + 1, (uint64_t)(uintptr_t)s);
+}
+
+static const char *comm_of(const struct run *r, uint32_t pid)
+{
+	const uint64_t *v = rp_map_get(&r->comm_of, (uint64_t)pid + 1);
+
+	return v ? (const char *)(uintptr_t)*v : NULL;
+}
+
 static int dispatch(struct run *r, struct rp_task *t)
 {
 	struct tstate *ts = t->ts;
@@ -1106,6 +1139,8 @@ static int dispatch(struct run *r, struct rp_task *t)
 	if ((ret = rp_race_check(&r->races, &t->rec, &t->raced)))
 		return ret;
 	t->device = t->rec.op == FSTAP_OP_OPEN && is_device(r, t->rec.obj);
+	if (r->res->divlog)
+		t->comm = comm_of(r, t->rec.pid);
 	w = worker_for_task(r, ts, t);
 	if (!w)
 		return -ENOMEM;
@@ -1302,6 +1337,8 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
 			    (ret = rp_map_put(&r->kinds, rec.obj, kind_of_mode(rec.mode))))
 				return fstap_error(ret, "cannot replay: out of memory");
+			if (rec.op == FSTAP_OP_PROCESS && r->res->divlog && (ret = learn_comm(r, &rec)))
+				return fstap_error(ret, "cannot replay: out of memory");
 			continue;
 		}
 		r->res->op_records++;
@@ -1309,6 +1346,7 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		if (!t)
 			return fstap_error(-ENOMEM, "cannot replay: out of memory");
 		t->fileidx = idx++;
+		t->recno = r->res->records - 1;
 		t->marker = rp_write_marker(&rec);
 		if ((ret = learn_parent(r, &rec)) || (ret = heap_push(r, t))) {
 			rp_task_free(t);
@@ -1359,6 +1397,10 @@ static void run_release(struct run *r)
 	rp_map_release(&r->kinds);
 	rp_map_release(&r->parents);
 	rp_map_release(&r->sync_fh);
+	rp_map_release(&r->comm_of);
+	for (i = 0; i < r->ncomms; i++)
+		free(r->comms[i]);
+	free(r->comms);
 	fstap_pathmap_free(r->pm);
 	rp_arena_free(r->arena);	/* every task is freed by now */
 }
@@ -1411,6 +1453,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	rp_map_init(&r.kinds);
 	rp_map_init(&r.parents);
 	rp_map_init(&r.sync_fh);
+	rp_map_init(&r.comm_of);
 	meta = trace_metadata(rd);
 	r.attr_stale = attrs_stale(meta);
 	r.sync_unflagged = !syncs_flagged(meta);
@@ -1418,12 +1461,17 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	json_decref(meta);
 	rp_shared_track_order(r.sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r.sh, o->devices);
+	ret = o->divlog_max ? rp_divlog_new(o->divlog_max, &res->divlog) : 0;
+	if (ret)
+		fstap_error(ret, "cannot replay: out of memory");
+	rp_shared_set_divlog(r.sh, res->divlog);
 
 	/* Modes and umasks are applied from the record, as the process had them. */
 	old_umask = umask(0);
 	r.t0 = now_ns();
 	r.last_progress = r.t0;
-	ret = feed(&r, rd, window);
+	if (!ret)
+		ret = feed(&r, rd, window);
 	for (i = 0; i < r.nw; i++)
 		worker_close(r.w[i]);
 	for (i = 0; i < r.nw; i++)
@@ -1463,5 +1511,6 @@ void rp_result_free(struct rp_result *r)
 	if (!r)
 		return;
 	rp_stats_release(&r->stats);
+	rp_divlog_free(r->divlog);
 	free(r);
 }

@@ -726,6 +726,7 @@ int cmd_compare(int argc, char **argv)
 		fstap_die("out of memory");
 	res.options = options_json(&o, &size);
 	res.machine = machine_json();
+	res.logdir = o.out ? logdir : NULL;
 	for (i = 0; i < o.ncand; i++)
 		for (v = 0; v < o.nvar; v++) {
 			res.rows[i * o.nvar + v].cand = &o.cand[i];

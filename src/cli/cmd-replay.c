@@ -13,6 +13,8 @@
 #include "fstap/log.h"
 #include "../../replay/replay.h"
 
+#define DIVLOG_DEFAULT_MAX 100
+
 static const char usage[] =
 	"usage: fstap replay [options] TRACE DIR\n"
 	"\n"
@@ -34,6 +36,12 @@ static const char usage[] =
 	"                     limited to SIZE (e.g. 512M)\n"
 	"  --window=NS        reorder window in ns (default: the trace's flush interval\n"
 	"                     plus 250 ms)\n"
+	"  --divergences=FILE write each divergence as one JSON object a line to FILE\n"
+	"                     ('-': stdout, no table): record number, time, thread,\n"
+	"                     process, op, paths, recorded and replayed results,\n"
+	"                     readdir's missing and extra names; the first N of each\n"
+	"                     kind (op, kind, errno) per run\n"
+	"  --divergences-max=N  N for --divergences (default 100)\n"
 	"  --devices          give device nodes their recorded numbers and open them\n"
 	"                     (by default mknod makes them with a number that reaches\n"
 	"                     no device, as fstap prepare does, and their opens are\n"
@@ -75,10 +83,17 @@ static int csv_fn(FILE *f, struct rp_result *const *runs, unsigned n, const stru
 	return rp_report_csv(f, runs, n);
 }
 
+static int divlog_fn(FILE *f, struct rp_result *const *runs, unsigned n,
+		     const struct rp_options *o)
+{
+	(void)o;
+	return rp_report_divergences(f, runs, n);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
-	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES };
+	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -90,11 +105,14 @@ int cmd_replay(int argc, char **argv)
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "devices", no_argument, NULL, OPT_DEVICES },
+		{ "divergences", required_argument, NULL, OPT_DIVLOG },
+		{ "divergences-max", required_argument, NULL, OPT_DIVMAX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct rp_options o = { .order = RP_ORDER_THREAD };
-	const char *json = NULL, *csv = NULL;
+	const char *json = NULL, *csv = NULL, *divlog = NULL;
+	unsigned divmax = DIVLOG_DEFAULT_MAX;
 	unsigned long long limit = 0, v;
 	unsigned long runs = 1, i;
 	struct rp_result **res;
@@ -148,6 +166,15 @@ int cmd_replay(int argc, char **argv)
 		case OPT_DEVICES:
 			o.devices = true;
 			break;
+		case OPT_DIVLOG:
+			divlog = optarg;
+			break;
+		case OPT_DIVMAX:
+			if (cmd_parse_size(optarg, &v) || !v || v > 1000000)
+				return cmd_usage_error("replay", "--divergences-max must be a number "
+						       "from 1 to 1000000, not '%s'", optarg);
+			divmax = (unsigned)v;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -157,8 +184,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cmd_usage_error("replay", "expected TRACE and DIR arguments");
-	if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-"))
-		return cmd_usage_error("replay", "--json and --csv cannot both go to stdout");
+	if ((json && !strcmp(json, "-")) + (csv && !strcmp(csv, "-")) +
+	    (divlog && !strcmp(divlog, "-")) > 1)
+		return cmd_usage_error("replay", "only one of --json, --csv and --divergences "
+				       "can go to stdout");
+	o.divlog_max = divlog ? divmax : 0;
 	o.trace = argv[optind];
 	o.dir = argv[optind + 1];
 	o.progress = progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
@@ -177,7 +207,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	rp_cgroup_leave(cg);
 	if (!ret) {
-		bool quiet_text = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-"));
+		bool quiet_text = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-")) ||
+				  (divlog && !strcmp(divlog, "-"));
 
 		if (!quiet_text && rp_report_text(stdout, res, (unsigned)runs))
 			ret = -EIO;
@@ -185,6 +216,8 @@ int cmd_replay(int argc, char **argv)
 			ret = write_report(json, rp_report_json, res, (unsigned)runs, &o);
 		if (!ret && csv)
 			ret = write_report(csv, csv_fn, res, (unsigned)runs, &o);
+		if (!ret && divlog)
+			ret = write_report(divlog, divlog_fn, res, (unsigned)runs, &o);
 	}
 	for (i = 0; i < runs; i++)
 		rp_result_free(res[i]);

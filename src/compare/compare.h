@@ -116,7 +116,15 @@ struct cmp_results {
 	unsigned nrows;
 	json_t *options;	/* borrowed, for results.json (may be NULL) */
 	json_t *machine;	/* borrowed, for results.json (may be NULL) */
+	const char *logdir;	/* where the logs are kept (--out's logs/), or NULL */
 };
+
+/*
+ * The divergence log of run (1-based) of row in logdir:
+ * LOGDIR/CANDIDATE-VARIANT-runN.divergences.jsonl. False if it does not fit.
+ */
+bool cmp_divlog_path(char *buf, size_t len, const char *logdir, const struct cmp_row *row,
+		     unsigned run);
 
 /* The median of v[0..n) (the mean of the two middle values when n is even). */
 double cmp_median(const double *v, unsigned n);

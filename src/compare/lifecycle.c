@@ -482,6 +482,7 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 {
 	const struct cmp_candidate *c = row->cand;
 	char mnt[PATH_MAX], target[PATH_MAX], json[PATH_MAX], arg_json[PATH_MAX + 8];
+	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16];
 	char reason[sizeof(row->reason)], *argv[64];
 	struct cmp_run r;
 	json_error_t jerr;
@@ -525,6 +526,11 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	argv[n++] = (char *)env->self;
 	argv[n++] = (char *)"replay";
 	argv[n++] = arg_json;
+	/* each run's divergences, the first of each kind, kept with the logs */
+	if (cmp_divlog_path(divlog, sizeof(divlog), env->logdir, row, run)) {
+		snprintf(arg_divlog, sizeof(arg_divlog), "--divergences=%s", divlog);
+		argv[n++] = arg_divlog;
+	}
 	argv[n++] = (char *)"--runs=1";
 	argv[n++] = (char *)"--drop-caches";
 	argv[n++] = (char *)"--no-progress";

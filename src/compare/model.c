@@ -14,6 +14,15 @@
 
 #define MiB (1024ULL * 1024)
 
+bool cmp_divlog_path(char *buf, size_t len, const char *logdir, const struct cmp_row *row,
+		     unsigned run)
+{
+	int n = snprintf(buf, len, "%s/%s-%s-run%u.divergences.jsonl", logdir, row->cand->name,
+			 row->variant, run);
+
+	return n >= 0 && (size_t)n < len;
+}
+
 bool cmp_name_valid(const char *name)
 {
 	const char *p;

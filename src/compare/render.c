@@ -69,6 +69,40 @@ static void describe(const struct cmp_candidate *c, char *buf, size_t len)
 	}
 }
 
+/*
+ * Which runs diverged from the recording, each with its divergence log
+ * (kept in --out's logs/), or "none".
+ */
+static void divergence_section(FILE *f, const struct cmp_results *res, int cw, int vw)
+{
+	char path[4096];
+	unsigned i, k;
+	bool any = false;
+
+	for (i = 0; i < res->nrows; i++)
+		for (k = 0; k < res->rows[i].nruns; k++)
+			any = any || res->rows[i].runs[k].divergences;
+	if (!any) {
+		fprintf(f, "\ndivergences: none (every run replayed the recorded results)\n");
+		return;
+	}
+	fprintf(f, "\ndivergences (results that differ from the recorded ones), per run%s:\n",
+		res->logdir ? "" : "; --out=DIR keeps each run's log");
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		for (k = 0; k < r->nruns; k++) {
+			if (!r->runs[k].divergences)
+				continue;
+			fprintf(f, "  %-*s  %-*s  run %u: %llu", cw, r->cand->name, vw, r->variant,
+				k + 1, (unsigned long long)r->runs[k].divergences);
+			if (res->logdir && cmp_divlog_path(path, sizeof(path), res->logdir, r, k + 1))
+				fprintf(f, "  %s", path);
+			fputc('\n', f);
+		}
+	}
+}
+
 int cmp_render_table(FILE *f, const struct cmp_results *res)
 {
 	const char *top[MAX_TOP_OPS];
@@ -102,6 +136,8 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 		fprintf(f, "%*.*f  %*.*f  %*.*f  %10.0f  %6.2fx\n", nw, dec, r->med_s, nw, dec,
 			r->min_s, nw, dec, r->max_s, r->ops_per_s, r->ratio);
 	}
+
+	divergence_section(f, res, cw, vw);
 
 	ntop = cmp_top_ops(res, top, MAX_TOP_OPS);
 	if (ntop && nok) {

@@ -87,6 +87,29 @@ check_released "after the main run"
 for f in results.json results.csv chart.svg logs/ext4-recorded.log logs/bad-recorded.log; do
 	[ -s "$T/res/$f" ] || fail "no $f in --out"
 done
+# every run keeps its divergence log, empty here
+expect_grep "$T/table" "divergences: none (every run replayed the recorded results)"
+for f in ext4-recorded-run1 ext4-recorded-run2 btrfs-recorded-run2 dir-recorded-run1; do
+	[ -f "$T/res/logs/$f.divergences.jsonl" ] && [ ! -s "$T/res/logs/$f.divergences.jsonl" ] ||
+		fail "no empty logs/$f.divergences.jsonl in --out"
+done
+
+# --- a run that diverges: the table names its log, which holds it -----------
+cat >"$T/div.jsonl" <<'J'
+{"fstap":"trace","version":"1.0"}
+{"op":"state_inode","obj":1,"mode":16877}
+{"op":"process","pid":7,"ppid":1,"comm":"rm","t":10}
+{"op":"unlink","t":100,"dur":10,"tid":7,"pid":7,"obj":1,"name":"not-there"}
+J
+"$FSTAP" import -o "$T/div.trace" "$T/div.jsonl"
+mkdir "$T/target4"
+expect_exit 0 "$FSTAP" compare --target=d="$T/target4" --runs=1 --no-progress \
+	--out="$T/res4" "$T/div.trace"
+expect_grep "$T/out" "divergences (results that differ from the recorded ones), per run:
+  d          recorded  run 1: 1  $T/res4/logs/d-recorded-run1.divergences.jsonl"
+echo '{"run":1,"record":2,"t":100,"tid":7,"pid":7,"comm":"rm","op":"unlink","path":"/not-there","kind":"errno","errno":"ENOENT","recorded":0,"replayed":-2,"replayed_errno":"ENOENT"}' >"$T/div.want"
+diff -u "$T/div.want" "$T/res4/logs/d-recorded-run1.divergences.jsonl" >&2 ||
+	fail "the run's divergence log is not the expected one"
 
 python3 - "$T/table" "$T/res" <<'EOF' || fail "results files disagree with the table"
 import csv, json, sys, xml.etree.ElementTree as ET

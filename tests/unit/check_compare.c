@@ -280,6 +280,31 @@ START_TEST(test_table)
 }
 END_TEST
 
+START_TEST(test_table_divergences)
+{
+	struct cmp_results res;
+	char *t;
+
+	make_results(&res);
+	t = render(cmp_render_table, &res);
+	ck_assert_ptr_nonnull(strstr(t, "\ndivergences: none (every run replayed the recorded results)\n"));
+	free(t);
+	res.rows[1].runs[1].divergences = 3;
+	t = render(cmp_render_table, &res);
+	ck_assert_ptr_nonnull(strstr(t, "\ndivergences (results that differ from the recorded ones), "
+				       "per run; --out=DIR keeps each run's log:\n"
+				       "  xfs-512    recorded  run 2: 3\n"));
+	free(t);
+	res.logdir = "/out/logs";
+	t = render(cmp_render_table, &res);
+	ck_assert_ptr_nonnull(strstr(t, "per run:\n  xfs-512    recorded  run 2: 3  "
+				       "/out/logs/xfs-512-recorded-run2.divergences.jsonl\n"));
+	ck_assert_ptr_null(strstr(t, "run 1:"));
+	free(t);
+	free_results(&res);
+}
+END_TEST
+
 START_TEST(test_csv)
 {
 	struct cmp_results res;
@@ -405,6 +430,7 @@ static Suite *compare_suite(void)
 	tcase_add_test(tc, test_summarize);
 	tcase_add_test(tc, test_top_ops);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_table_divergences);
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_csv_quoting);
 	tcase_add_test(tc, test_svg);
