@@ -1256,7 +1256,7 @@ static int list_dir(struct rp_exec *x, struct rp_handle *h)
 
 		if (ret)
 			return ret;
-	} else {
+	} else if (h->nnames) {
 		qsort(h->names, h->nnames, sizeof(*h->names), cmp_u64);
 	}
 	seen = realloc(h->seen, h->nnames + 1);

@@ -116,6 +116,13 @@ expect_exit() {
 	return 0
 }
 
+# traced ARGS...: strace ARGS with LeakSanitizer off for the traced
+# program: LSan stops the process with a fatal error when it runs under
+# ptrace. AddressSanitizer and UBSan still report (and fail the test).
+traced() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
+
 # expect_grep FILE PATTERN: FILE must contain the fixed string PATTERN.
 expect_grep() {
 	if ! grep -qF -- "$2" "$1"; then

@@ -57,26 +57,30 @@ expect_grep "$T/out" "out of recorded order (same resource):"
 # exactly one here, whatever the scheduling. Thread A opens a FIFO for
 # reading (the open blocks until a writer comes), then opens "r"; thread B,
 # recorded later, opens "r", then the FIFO for writing, which lets A go on.
-# So A's open of "r" always runs after B's, recorded after it.
+# So A's open of "r" always runs after B's, recorded after it. The FIFO has
+# two names, which the trace knows as two objects, so that the two opens of
+# it share no resource and may run in either order without being counted;
+# no handle of "r" is released (two releases of it would race).
 cat >"$T/fifo.jsonl" <<'J'
 {"fstap":"trace","version":"1.0","metadata":{"note":"t2120 out of order"}}
 {"op":"state_inode","obj":1,"mode":16877,"nlink":2,"ino":2}
 {"op":"state_dentry","obj":1,"name":"fifo","child":2}
-{"op":"state_inode","obj":2,"mode":4516,"nlink":1,"ino":10}
+{"op":"state_inode","obj":2,"mode":4516,"nlink":2,"ino":10}
+{"op":"state_dentry","obj":1,"name":"fifo-w","child":4}
+{"op":"state_inode","obj":4,"mode":4516,"nlink":2,"ino":12}
 {"op":"state_dentry","obj":1,"name":"r","child":3}
 {"op":"state_inode","obj":3,"mode":33188,"nlink":1,"size":0,"ino":11}
 {"op":"open","t":1000,"dur":100,"tid":1,"pid":1,"obj":2,"flags":0,"fh":1}
 {"op":"open","t":1500,"dur":100,"tid":1,"pid":1,"obj":3,"flags":0,"fh":2}
 {"op":"open","t":2000,"dur":100,"tid":2,"pid":1,"obj":3,"flags":0,"fh":3}
-{"op":"open","t":3000,"dur":100,"tid":2,"pid":1,"obj":2,"flags":1,"fh":4}
-{"op":"release","t":4000,"dur":100,"tid":2,"pid":1,"obj":2,"fh":4}
-{"op":"release","t":4100,"dur":100,"tid":2,"pid":1,"obj":3,"fh":3}
-{"op":"release","t":4200,"dur":100,"tid":1,"pid":1,"obj":3,"fh":2}
+{"op":"open","t":3000,"dur":100,"tid":2,"pid":1,"obj":4,"flags":1,"fh":4}
+{"op":"release","t":4000,"dur":100,"tid":2,"pid":1,"obj":4,"fh":4}
 {"op":"release","t":4300,"dur":100,"tid":1,"pid":1,"obj":2,"fh":1}
 {"op":"footer","t":5000}
 J
 expect_exit 0 "$FSTAP" import -o "$T/fifo.trace" "$T/fifo.jsonl"
-rm -rf "$T/d" && mkdir "$T/d" && mkfifo -m 644 "$T/d/fifo" && : >"$T/d/r"
+rm -rf "$T/d" && mkdir "$T/d" && mkfifo -m 644 "$T/d/fifo" && ln "$T/d/fifo" "$T/d/fifo-w" &&
+	: >"$T/d/r"
 expect_exit 0 timeout 60 "$FSTAP" replay --order=none --json="$T/r.json" "$T/fifo.trace" "$T/d"
 [ "$(json_get "$T/r.json" 'j["runs"][0]["out_of_order"]')" = 1 ] ||
 	fail "--order=none counted $(json_get "$T/r.json" 'j["runs"][0]["out_of_order"]') ops out of order, expected 1"

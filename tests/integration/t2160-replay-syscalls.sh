@@ -29,7 +29,7 @@ expect_exit 0 "$FSTAP" import -o "$T/t.trace" "$T/t.jsonl"
 mkdir "$T/mnt/w"
 expect_exit 0 "$FSTAP" prepare "$T/t.trace" "$T/mnt/w"
 TRACED="openat,openat2,open,creat,pwrite64,pread64,write,read,fsync,fdatasync,fallocate,copy_file_range,rename,renameat,renameat2,/xattr$"
-expect_exit 0 strace -f -y -qq -e trace="$TRACED" -o "$T/strace.log" \
+expect_exit 0 traced -f -y -qq -e trace="$TRACED" -o "$T/strace.log" \
 	"$FSTAP" replay --json="$T/r.json" "$T/t.trace" "$T/mnt/w"
 python3 "$SYSCALLS" check "$T/strace.log" >"$T/check" ||
 	fail "the replay's system calls differ from the trace: $(cat "$T/check")"
@@ -39,10 +39,10 @@ python3 "$SYSCALLS" check "$T/strace.log" >"$T/check" ||
 # --- recorded: a program's calls, through the mount, replayed ---
 mkdir "$T/mnt/b" "$T/m" "$T/mnt/w2"
 rec_start "$T/m" -q -o "$T/app.trace" "$T/mnt/b" "$T/m" || finish
-expect_exit 0 strace -f -y -qq -e trace="$TRACED" -o "$T/app.log" "$PY" "$SYSCALLS" app "$T/m"
+expect_exit 0 traced -f -y -qq -e trace="$TRACED" -o "$T/app.log" "$PY" "$SYSCALLS" app "$T/m"
 rec_stop "$T/m"
 expect_exit 0 "$FSTAP" prepare -q "$T/app.trace" "$T/mnt/w2"
-expect_exit 0 strace -f -y -qq -e trace="$TRACED" -o "$T/replay.log" \
+expect_exit 0 traced -f -y -qq -e trace="$TRACED" -o "$T/replay.log" \
 	"$FSTAP" replay --json="$T/r2.json" "$T/app.trace" "$T/mnt/w2"
 $PY "$SYSCALLS" compare "$T/app.log" "$T/m" "$T/replay.log" "$T/mnt/w2" >"$T/check" ||
 	fail "recorded: the replay's system calls differ from the program's: $(cat "$T/check")"

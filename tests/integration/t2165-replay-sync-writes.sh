@@ -42,7 +42,7 @@ PY
 # checks the syncs and the opens' flags, and the final tree.
 replay_strace() {
 	mkdir "$T/$2"
-	expect_exit 0 strace -f -qq -o "$T/$2.strace" -e trace=fsync,fdatasync,openat \
+	expect_exit 0 traced -f -qq -o "$T/$2.strace" -e trace=fsync,fdatasync,openat \
 		"$FSTAP" replay "$1" "$T/$2" || return 1
 	cp "$T/out" "$T/$2.out"
 	n=$(grep -c ' fsync(' "$T/$2.strace" || true)
