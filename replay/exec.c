@@ -62,11 +62,13 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <linux/limits.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fstap/devnode.h"
 #include "fstap/fileattr.h"
+#include "fstap/xattr.h"
 #include "replay_i.h"
 
 #define DIRCACHE_MAX 256		/* descriptors the shared table keeps */
@@ -1401,15 +1403,33 @@ static int64_t exec_getxattr(struct rp_exec *x, const struct rp_task *t)
 	return SYSVAL(lgetxattr(x->name, x->name2, t->rec.size ? x->buf : NULL, t->rec.size));
 }
 
+/* What a listxattr of len bytes into the recorded buffer size returns. */
+static int64_t list_result(const struct rp_task *t, size_t len)
+{
+	return t->rec.size && len > t->rec.size ? -ERANGE : (int64_t)len;
+}
+
+/*
+ * The list is read into the executor's buffer whatever the recorded size
+ * (one call, as recorded), so that a target that lists names of its own
+ * (xfs's copies of the ACLs, fstap/xattr.h) is told from a divergence:
+ * when the whole list does not give the recorded result and the list
+ * without those names does, that is the result. Size 0 (the caller asks
+ * for the length) and ERANGE are answered as the kernel would.
+ */
 static int64_t exec_listxattr(struct rp_exec *x, const struct rp_task *t)
 {
 	int ret = xattr_at(x, t);
+	int64_t n;
 
 	if (ret)
 		return ret;
-	if ((ret = grow_buf(&x->buf, &x->bufcap, t->rec.size, false)))
+	if ((ret = grow_buf(&x->buf, &x->bufcap, XATTR_LIST_MAX, false)))
 		return ret;
-	return SYSVAL(llistxattr(x->name, t->rec.size ? (char *)x->buf : NULL, t->rec.size));
+	n = SYSVAL(llistxattr(x->name, (char *)x->buf, XATTR_LIST_MAX));
+	if (n < 0 || list_result(t, (size_t)n) == t->rec.result)
+		return n < 0 ? n : list_result(t, (size_t)n);
+	return list_result(t, fstap_xattr_list_len_without_fs_own((char *)x->buf, (size_t)n));
 }
 
 static int64_t exec_removexattr(struct rp_exec *x, const struct rp_task *t)

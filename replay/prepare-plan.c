@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fstap/xattr.h"
 #include "prepare.h"
 
 #define NONE UINT32_MAX
@@ -212,7 +213,7 @@ static int add_inode(struct prep_model *m, const struct fstap_rec *rec)
 {
 	struct prep_xattr *xa = NULL;
 	struct prep_obj *o;
-	uint32_t idx, i;
+	uint32_t idx, i, n;
 	int ret;
 
 	idx = obj_find(m, rec->obj);
@@ -247,22 +248,25 @@ static int add_inode(struct prep_model *m, const struct fstap_rec *rec)
 		xa = arena_alloc(m, (size_t)rec->nxattrs * sizeof(*xa));
 		if (!xa)
 			return -ENOMEM;
-		for (i = 0; i < rec->nxattrs; i++) {
+		for (i = 0, n = 0; i < rec->nxattrs; i++) {
 			const struct fstap_xattr *x = &rec->xattrs[i];
 
-			xa[i].name = arena_dup(m, x->name.ptr, x->name.len, true);
-			xa[i].value = arena_dup(m, x->value.ptr, x->value.len, false);
-			if (!xa[i].name || (!xa[i].value && x->value.len))
+			if (fstap_xattr_fs_own((const char *)x->name.ptr, x->name.len))
+				continue;	/* xfs's copy of an ACL: made with the ACL */
+			xa[n].name = arena_dup(m, x->name.ptr, x->name.len, true);
+			xa[n].value = arena_dup(m, x->value.ptr, x->value.len, false);
+			if (!xa[n].name || (!xa[n].value && x->value.len))
 				return -ENOMEM;
-			xa[i].name_len = x->name.len;
-			xa[i].value_len = x->value.len;
+			xa[n].name_len = x->name.len;
+			xa[n].value_len = x->value.len;
 			if (left_out(rec, i)) {
-				xa[i].value = NULL;
-				xa[i].value_len = (uint32_t)rec->xattr_sizes.v[i];
+				xa[n].value = NULL;
+				xa[n].value_len = (uint32_t)rec->xattr_sizes.v[i];
 			}
+			n++;
 		}
 		o->xattrs = xa;
-		o->nxattrs = rec->nxattrs;
+		o->nxattrs = n;
 	}
 	if (rec->nextents && S_ISREG(o->mode)) {
 		struct fstap_extent *e = arena_dup(m, rec->extents,

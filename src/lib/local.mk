@@ -13,6 +13,7 @@ libfstap_a_SOURCES = \
 	include/fstap/output.h \
 	include/fstap/devnode.h \
 	include/fstap/fileattr.h \
+	include/fstap/xattr.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -28,6 +29,7 @@ libfstap_a_SOURCES = \
 	src/lib/crash.c \
 	src/lib/output.c \
 	src/lib/devnode.c \
+	src/lib/xattr.c \
 	src/lib/fileattr.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

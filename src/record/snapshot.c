@@ -25,6 +25,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fstap/xattr.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
 
@@ -68,6 +69,8 @@ static void read_xattrs(struct snapbuf *sb, int fd, uint32_t value_max, struct f
 	for (p = sb->xlist; p < sb->xlist + n && r->nxattrs < SNAP_XATTRS_MAX; p += strlen(p) + 1) {
 		struct fstap_xattr *x = &sb->xattrs[r->nxattrs];
 
+		if (fstap_xattr_fs_own(p, strlen(p)))
+			continue;	/* xfs's copy of an ACL: not the application's */
 		v = read_value(sb, path, p, used, &fits);
 		if (v < 0)
 			continue;	/* removed meanwhile */
