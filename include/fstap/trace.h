@@ -201,6 +201,8 @@ int fstap_writer_close(struct fstap_writer *w, uint64_t end_ns, bool without_foo
 void fstap_writer_free(struct fstap_writer *w);
 /* Totals so far; end_ns is the start of the latest record written. */
 const struct fstap_footer *fstap_writer_totals(const struct fstap_writer *w);
+/* Bytes written to the file so far (the header included). */
+uint64_t fstap_writer_bytes(const struct fstap_writer *w);
 const char *fstap_writer_errmsg(const struct fstap_writer *w);
 
 /* ---- reader ------------------------------------------------------------- */

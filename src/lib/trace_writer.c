@@ -24,6 +24,7 @@ struct fstap_writer {
 	bool own_fd;
 	char *path;
 	int error;			/* first write error, sticky */
+	uint64_t written;		/* bytes written to fd */
 	char errmsg[512];
 	size_t chunk_size;
 	uint8_t *buf;
@@ -66,6 +67,7 @@ static int write_all(struct fstap_writer *w, const void *buf, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		w->written += (uint64_t)n;
 	}
 	return 0;
 }
@@ -237,6 +239,11 @@ void fstap_writer_count_lost(struct fstap_writer *w, uint64_t n)
 const struct fstap_footer *fstap_writer_totals(const struct fstap_writer *w)
 {
 	return &w->totals;
+}
+
+uint64_t fstap_writer_bytes(const struct fstap_writer *w)
+{
+	return w->written;
 }
 
 const char *fstap_writer_errmsg(const struct fstap_writer *w)

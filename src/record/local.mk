@@ -7,13 +7,15 @@ librecord_a_SOURCES = \
 	src/record/record.h \
 	src/record/record_i.h \
 	src/record/snapshot_i.h \
+	src/record/stop_i.h \
 	src/record/inode.c \
 	src/record/passthrough.c \
 	src/record/recbuf.c \
 	src/record/snapshot.c \
 	src/record/rec_ops.c \
 	src/record/syncw.c \
-	src/record/record.c
+	src/record/record.c \
+	src/record/stop.c
 librecord_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-record.c
@@ -46,6 +48,7 @@ RECORD_TESTS = \
 	tests/integration/t1100-record-ioctl.sh \
 	tests/integration/t1110-record-direct-suid.sh \
 	tests/integration/t1120-record-kill-random.sh \
+	tests/integration/t1130-record-stop.sh \
 	tests/integration/t1150-record-xattr-values.sh
 TESTS += $(RECORD_TESTS)
 EXTRA_DIST += $(RECORD_TESTS) tests/integration/lib-record.sh \

@@ -10,7 +10,8 @@
  * an unwritable trace path.
  *
  * Not here: the handlers (rec_ops.c), the file-system work (passthrough.c),
- * the writer thread (recbuf.c), the command line (src/cli/cmd-record.c).
+ * the writer thread (recbuf.c), stopping and unmounting (stop.c), the
+ * command line (src/cli/cmd-record.c).
  */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 
@@ -41,6 +42,7 @@
 #include "record/record.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
+#include "record/stop_i.h"
 
 const char *const rec_cache_names[REC_CACHE_NR] = { "all", "calls", "direct", "kernel" };
 const char *const rec_snapshot_names[REC_SNAP_NR] = { "full", "touched", "none" };
@@ -186,49 +188,9 @@ static mode_t app_umask = 022;	/* the umask fstap was started with */
 struct runner {
 	pid_t pid;
 	int status;
-	const char *mountpoint;
+	struct rec_stop *stop;
 	pthread_t thread;
 };
-
-/*
- * A user's FUSE mount is undone by the set-uid fusermount3, as libfuse
- * does. Returns its exit status, or -errno if it cannot run.
- */
-static int fusermount_unmount(const char *mountpoint, bool lazy)
-{
-	char *argv[] = { (char *)"fusermount3", (char *)(lazy ? "-uqz" : "-uq"), (char *)"--",
-			 (char *)mountpoint, NULL };
-	pid_t pid;
-	int ret, status;
-
-	ret = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-	if (ret)
-		return -ret;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static void unmount_now(const char *mountpoint)
-{
-	if (geteuid() != 0) {
-		if (fusermount_unmount(mountpoint, false) == 0)
-			return;
-		fstap_warn("'%s' is still in use: detaching it (lazy unmount)", mountpoint);
-		if (fusermount_unmount(mountpoint, true) != 0)
-			fstap_warn("cannot unmount '%s': fusermount3 -u failed", mountpoint);
-		return;
-	}
-	if (umount2(mountpoint, 0) == 0 || errno == EINVAL || errno == ENOENT)
-		return;
-	if (errno == EBUSY) {
-		fstap_warn("'%s' is still in use: detaching it (lazy unmount)", mountpoint);
-		if (umount2(mountpoint, MNT_DETACH) == 0)
-			return;
-	}
-	fstap_warn("cannot unmount '%s': %s", mountpoint, strerror(errno));
-}
 
 /* Waits for the command, then unmounts, which ends the FUSE loop. */
 static void *runner_main(void *arg)
@@ -237,11 +199,11 @@ static void *runner_main(void *arg)
 
 	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 		;
-	unmount_now(r->mountpoint);
+	rec_stop_request(r->stop);
 	return NULL;
 }
 
-static int start_command(struct runner *r, char **cmd, const char *mountpoint)
+static int start_command(struct runner *r, char **cmd, struct rec_stop *stop)
 {
 	char cwd[PATH_MAX];
 	pid_t pid;
@@ -264,7 +226,8 @@ static int start_command(struct runner *r, char **cmd, const char *mountpoint)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	r->pid = pid;
-	r->mountpoint = mountpoint;
+	r->stop = stop;
+	rec_stop_set_command(stop, pid);
 	if (pthread_create(&r->thread, NULL, runner_main, r)) {
 		waitpid(pid, &r->status, 0);
 		return fstap_error(-EAGAIN, "cannot start a thread");
@@ -382,6 +345,29 @@ static void test_crash_start(struct rec_session *s)
 		pthread_detach(t);
 }
 
+/* ---- the summary -------------------------------------------------------- */
+
+/*
+ * The line a complete recording ends with (not with -q), and the warning
+ * about lost records (even with -q: never silent).
+ */
+static void summary(const char *trace, const struct fstap_writer *w, uint64_t ns,
+		    uint64_t lost, int sig)
+{
+	const struct fstap_footer *t = fstap_writer_totals(w);
+	char how[32] = "";
+
+	if (sig && sigabbrev_np(sig))
+		snprintf(how, sizeof(how), ", stopped by SIG%s", sigabbrev_np(sig));
+	if (fstap_verbosity >= 0)
+		fprintf(stderr, "fstap: trace '%s': %" PRIu64 " records, %" PRIu64 " bytes, "
+			"%.3f s, %" PRIu64 " lost%s\n", trace, t->records, fstap_writer_bytes(w),
+			(double)ns / 1e9, lost, how);
+	if (lost)
+		fprintf(stderr, "fstap: warning: %" PRIu64 " records were lost (the trace "
+			"could not keep up); the trace counts them\n", lost);
+}
+
 /* ---- the session -------------------------------------------------------- */
 
 static void writer_emit(const struct fstap_rec *r, void *arg)
@@ -435,13 +421,14 @@ int record_run(const struct record_opts *o)
 	struct fuse_session *se = NULL;
 	struct fuse_loop_config *cfg = NULL;
 	struct runner runner = { .pid = 0 };
+	struct rec_stop *stop = NULL;
 	struct status status;
 	char mntopts[PATH_MAX + 128], *meta = NULL;
 	const char *fsname = o->backing;
 	unsigned threads = o->threads ? o->threads : 16;
 	bool in_place = !strcmp(o->backing, o->mountpoint);
-	bool status_on = false;
-	int root_fd = -1, mfd, ret, exit_code = 1;
+	bool status_on = false, served = false;
+	int root_fd = -1, mfd, ret, exit_code = 1, stop_sig = 0;
 	uint64_t lost = 0;
 	struct stat sb, sb_root;
 
@@ -548,8 +535,9 @@ int record_run(const struct record_opts *o)
 		fstap_error(-EINVAL, "cannot create the FUSE session");
 		goto out_rec;
 	}
-	if (fuse_set_signal_handlers(se) != 0) {
-		fstap_error(-EINVAL, "cannot set signal handlers");
+	ret = rec_stop_start(&stop, o->mountpoint);
+	if (ret < 0) {
+		fstap_error(ret, "cannot set signal handlers: %s", strerror(-ret));
 		goto out_se;
 	}
 	if (fuse_session_mount(se, o->mountpoint) != 0) {
@@ -560,7 +548,7 @@ int record_run(const struct record_opts *o)
 		    rec_cache_names[o->cache]);
 
 	test_crash_start(s);
-	if (o->command && start_command(&runner, o->command, o->mountpoint) < 0) {
+	if (o->command && start_command(&runner, o->command, stop) < 0) {
 		fuse_session_unmount(se);
 		goto out_sig;
 	}
@@ -591,9 +579,11 @@ int record_run(const struct record_opts *o)
 		pthread_mutex_unlock(&status.lock);
 		pthread_join(status.thread, NULL);
 	}
+	served = true;
 	exit_code = ret == 0 ? 0 : 1;
 	if (ret != 0)
-		fstap_error(-EIO, "the FUSE session ended with an error (%d)", ret);
+		fstap_error(-EIO, "the FUSE session ended with an error: %s",
+			    strerror(ret < 0 ? -ret : EIO));
 	fuse_session_unmount(se);
 	if (runner.pid) {
 		if (pthread_join(runner.thread, NULL) == 0) {
@@ -604,7 +594,7 @@ int record_run(const struct record_opts *o)
 		}
 	}
 out_sig:
-	fuse_remove_signal_handlers(se);
+	stop_sig = rec_stop_finish(stop);
 out_se:
 	fuse_session_destroy(se);
 out_rec:
@@ -629,10 +619,8 @@ out_fs:
 				    o->trace, m && *m ? m : strerror(-ret), lost);
 			if (exit_code == 0)
 				exit_code = 1;
-		} else if (lost) {
-			/* never silent, not even with -q */
-			fprintf(stderr, "fstap: warning: %" PRIu64 " records were lost (the trace "
-				"could not keep up); the trace counts them\n", lost);
+		} else if (served) {
+			summary(o->trace, w, rec_now_ns() - s->start_mono, lost, stop_sig);
 		}
 		fstap_writer_free(w);
 	}

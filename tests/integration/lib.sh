@@ -137,6 +137,30 @@ count_lines() {
 	wc -l <"$1" | tr -d ' '
 }
 
+# wait_rc PID: waits for the child PID; WAIT_RC is its exit status.
+wait_rc() {
+	set +e
+	wait "$1"
+	WAIT_RC=$?
+	set -e
+}
+
+# wait_until WHAT CMD...: runs CMD until it succeeds, 10 s at most (then
+# fails the test with "WHAT within 10 s" and returns 1).
+wait_until() {
+	_what=$1
+	shift
+	_i=0
+	until "$@"; do
+		_i=$((_i + 1))
+		if [ $_i -gt 200 ]; then
+			fail "no $_what within 10 s"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
 finish() {
 	if [ "$test_failed" != 0 ]; then
 		exit 1

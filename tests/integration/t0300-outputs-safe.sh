@@ -74,11 +74,9 @@ refuses "$T/cmp/chart.svg" "$T/t.trace" "$FSTAP" compare \
 rm "$T/cmp/chart.svg"
 # standard output appended to the input
 cp "$T/t.trace" "$T/in.copy"
-set +e
-"$FSTAP" export "$T/t.trace" >>"$T/t.trace" 2>"$T/err"
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "export to stdout appended to its input exited $rc"
+"$FSTAP" export "$T/t.trace" >>"$T/t.trace" 2>"$T/err" &
+wait_rc $!
+[ "$WAIT_RC" = 1 ] || fail "export to stdout appended to its input exited $WAIT_RC"
 expect_grep "$T/err" "standard output is redirected to it"
 cmp -s "$T/t.trace" "$T/in.copy" || fail "export to stdout changed its input"
 # and an output that is not an input is written
@@ -140,19 +138,12 @@ kpid=$!
 exec 3>"$T/fifo"
 meta_len=$(od -An -t u4 -j 20 -N 4 "$T/t.trace" | tr -d ' ')
 head -c $((64 + meta_len)) "$T/t.trace" >&3
-i=0
-while [ -z "$(ls -A "$T" | grep '^\.k\.jsonl\.')" ]; do
-	i=$((i + 1))
-	[ $i -le 200 ] || { fail "export made no temporary in 10 s"; break; }
-	sleep 0.05
-done
+temporary() { ls -A "$T" | grep -q '^\.k\.jsonl\.'; }
+wait_until "temporary of the export" temporary
 kill -TERM "$kpid"
-set +e
-wait "$kpid"
-rc=$?
-set -e
+wait_rc "$kpid"
 exec 3>&-
-[ "$rc" = 143 ] || fail "export killed by SIGTERM exited $rc"
+[ "$WAIT_RC" = 143 ] || fail "export killed by SIGTERM exited $WAIT_RC"
 [ "$(cat "$T/k.jsonl")" = old ] || fail "the killed export changed its old output"
-[ -z "$(ls -A "$T" | grep '^\.k\.jsonl\.')" ] || fail "the killed export left its temporary"
+temporary && fail "the killed export left its temporary"
 finish
