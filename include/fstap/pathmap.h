@@ -1,10 +1,15 @@
 /*
  * pathmap.h: resolves the objects of a trace to paths. Fed every record in
  * trace order, it learns names from the initial state (state_dentry) and
- * from lookup, create, mkdir, mknod, symlink, link and rename; unlink and
- * rmdir remove a name (the object keeps its last path, as an open but
- * unlinked file does). Memory grows with the number of objects named, not
- * with the number of records. Shared by export, replay and analysis.
+ * from lookup, create, mkdir, mknod, symlink, link, rename and readdir
+ * entries. An object keeps every name it has (hard links); its path uses
+ * one of them: the one the latest lookup or create went through, else its
+ * oldest name (a link adds a name after the others). Unlinking one name
+ * leaves the others, and the path moves to the next one; when the last name
+ * goes, the object keeps it as its path (as an open but unlinked file
+ * does). A directory has one name. Memory grows with the number of objects
+ * and names, not with the number of records. Shared by export, replay and
+ * analysis.
  */
 #ifndef FSTAP_PATHMAP_H
 #define FSTAP_PATHMAP_H
@@ -31,6 +36,13 @@ int fstap_pathmap_entry_path(const struct fstap_pathmap *pm, uint64_t dir,
 			     struct fstap_bytes name, char *buf, size_t cap);
 /* The object named name in dir, or 0 if not known. */
 uint64_t fstap_pathmap_lookup(const struct fstap_pathmap *pm, uint64_t dir, struct fstap_bytes name);
+/*
+ * The name obj's path uses: its directory in *parent, its name in *name
+ * (valid until the next fstap_pathmap_apply). 1 if the name exists, 0 if it
+ * is the object's last name and was removed, -ENOENT if none is known.
+ */
+int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *parent,
+		       struct fstap_bytes *name);
 /* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
 

@@ -22,6 +22,8 @@
 
 #include "fstap/trace.h"
 
+struct fstap_pathmap;
+
 /* ---- rank statistics (rank.c) ------------------------------------------ */
 
 /*
@@ -44,8 +46,8 @@ enum an_otype { AN_OT_UNKNOWN = 0, AN_OT_FILE, AN_OT_DIR };
 /* What the analysis knows about one object id of a trace. */
 struct an_obj {
 	uint64_t obj;
-	uint64_t parent;	/* directory it was last named in; 0: unknown */
-	uint8_t *name;		/* its name there, owned; NULL if unknown */
+	uint64_t parent;	/* directory of the name its path uses; 0: unknown */
+	uint8_t *name;		/* that name, owned; NULL if unknown */
 	uint32_t name_len;
 	uint64_t ino;		/* state_inode ino, else a readdir d_ino; 0 unknown */
 	uint8_t type;		/* enum an_otype */
@@ -64,14 +66,13 @@ struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj);
 /* Sets parent and name of obj (creating the entry). 0 or -ENOMEM. */
 int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fstap_bytes name);
 /*
- * Learns from one record in time order: names (state_dentry, successful
- * lookup, create, mkdir, mknod, symlink, rename, readdir entries), types
- * (state_inode mode, mkdir, create, opendir, d_type) and inode numbers
- * (state_inode, d_ino). rename needs the entry's object, which the caller
- * looks up before the record is applied to its pathmap: renamed (0 if
- * unknown). 0 or -ENOMEM.
+ * Learns from one record in time order, and applies it to pm (the
+ * caller's pathmap: do not apply it there too): types (state_inode mode,
+ * mkdir, create, opendir, d_type), inode numbers (state_inode, d_ino), and
+ * the names of the objects it names or renames, as pm then gives them
+ * (fstap_pathmap_name). 0 or -ENOMEM.
  */
-int an_objtab_apply(struct an_objtab *t, const struct fstap_rec *rec, uint64_t renamed);
+int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec);
 /* Calls fn for every entry. */
 void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 
@@ -96,9 +97,10 @@ extern const char *const an_order_names[AN_BY_NR];
  * metadata records left out). For each record: group[i] is the per-file
  * group it belongs to (0: none, it stays where it is), run[i] the run of
  * groups it belongs to (0: none), and new_t[i] its new start time (reorder.c
- * explains groups, runs and times). objs holds what is known before the
- * first record (apply the state_inode and state_dentry records to it); the
- * plan applies the operation records to it in order. Counters go to st if
+ * explains groups, runs and times). objs and pm hold what is known before
+ * the first record (apply the state_inode and state_dentry records to them
+ * with an_objtab_apply); the plan applies the operation records to them in
+ * order. Counters go to st if
  * not NULL. 0 or -ENOMEM.
  */
 struct an_reorder_stats {
@@ -109,6 +111,7 @@ struct an_reorder_stats {
 };
 
 int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_objtab *objs,
+		    struct fstap_pathmap *pm,
 		    enum an_order by, uint64_t seed, uint64_t *group, uint64_t *run,
 		    uint64_t *new_t, struct an_reorder_stats *st);
 

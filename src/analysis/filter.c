@@ -381,15 +381,8 @@ static int decide(struct flt *f, const char *in)
 			if (rec.op == FSTAP_OP_RENAME && rec.result >= 0)
 				renamed = fstap_pathmap_lookup(f->pm, rec.obj, rec.name);
 		}
-		if (rec.op == FSTAP_OP_STATE_DENTRY) {
-			struct an_obj *o = an_objtab_get(f->objs, rec.child);
-
-			if (o && o->name)
-				continue;	/* late initial name: see objtab.c */
-		}
 		if ((ret = learn_names(f, &rec, idx, renamed, sel)) ||
-		    (ret = an_objtab_apply(f->objs, &rec, renamed)) ||
-		    (ret = fstap_pathmap_apply(f->pm, &rec)))
+		    (ret = an_objtab_apply(f->objs, f->pm, &rec)))
 			break;
 	}
 	if (ret == -ENOMEM)

@@ -2,9 +2,11 @@
  * objtab.c: what the analysis commands know about each object of a trace:
  * its directory and name, whether it is a directory, and its inode number.
  * An open-addressing hash table from object id to an index into one array of
- * entries. fstap_pathmap gives paths; this table gives the parent links and
- * inode numbers that report, reorder and filter need and pathmap does not
- * expose. It is fed records in time order (an_objtab_apply).
+ * entries. The names are fstap_pathmap's (the name each object's path
+ * uses), copied here as the pathmap learns them, so that report, reorder and
+ * filter see the namespace export and replay see; this table adds the types
+ * and inode numbers they need and pathmap does not keep. It is fed records
+ * in time order, with the pathmap (an_objtab_apply).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "analysis/analysis.h"
+#include "fstap/pathmap.h"
 
 struct an_objtab {
 	struct an_obj *objs;
@@ -165,7 +168,6 @@ bool an_dot_name(struct fstap_bytes name)
 static int apply_entries(struct an_objtab *t, const struct fstap_rec *rec)
 {
 	uint32_t i;
-	int ret;
 
 	for (i = 0; i < rec->nentries; i++) {
 		const struct fstap_dirent *e = &rec->entries[i];
@@ -176,9 +178,6 @@ static int apply_entries(struct an_objtab *t, const struct fstap_rec *rec)
 		o = an_objtab_add(t, e->obj);
 		if (!o)
 			return -ENOMEM;
-		if (!o->name && (ret = an_objtab_name(t, e->obj, rec->obj, e->name)))
-			return ret;
-		o = an_objtab_get(t, e->obj);
 		if (!o->ino_from_state && e->ino)
 			o->ino = e->ino;
 		if (e->type && o->type == AN_OT_UNKNOWN)
@@ -187,7 +186,8 @@ static int apply_entries(struct an_objtab *t, const struct fstap_rec *rec)
 	return 0;
 }
 
-int an_objtab_apply(struct an_objtab *t, const struct fstap_rec *rec, uint64_t renamed)
+/* Types and inode numbers from one record. */
+static int learn_types(struct an_objtab *t, const struct fstap_rec *rec)
 {
 	struct an_obj *o;
 	int ret = 0;
@@ -202,19 +202,7 @@ int an_objtab_apply(struct an_objtab *t, const struct fstap_rec *rec, uint64_t r
 		o->type = S_ISDIR(rec->mode) ? AN_OT_DIR : AN_OT_FILE;
 		return 0;
 	case FSTAP_OP_STATE_DENTRY:
-		if (!rec->child)
-			return 0;
-		if ((ret = set_type(t, rec->obj, AN_OT_DIR, true)))
-			return ret;
-		/*
-		 * The initial name is older than any name a record gave: state
-		 * records may come late in the file (section 10 of the format),
-		 * and must not undo a rename that happened during the trace.
-		 */
-		o = an_objtab_get(t, rec->child);
-		if (o && o->name)
-			return 0;
-		return an_objtab_name(t, rec->child, rec->obj, rec->name);
+		return rec->child ? set_type(t, rec->obj, AN_OT_DIR, true) : 0;
 	default:
 		break;
 	}
@@ -231,27 +219,10 @@ int an_objtab_apply(struct an_objtab *t, const struct fstap_rec *rec, uint64_t r
 		if ((ret = set_type(t, rec->obj, AN_OT_DIR, true)))
 			return ret;
 		if (rec->op == FSTAP_OP_MKDIR)
-			ret = set_type(t, rec->child, AN_OT_DIR, true);
-		else if (rec->op != FSTAP_OP_LOOKUP)
-			ret = set_type(t, rec->child, AN_OT_FILE, true);
-		if (ret)
-			return ret;
-		return an_objtab_name(t, rec->child, rec->obj, rec->name);
-	case FSTAP_OP_LINK:
-		o = an_objtab_add(t, rec->obj);
-		if (!o)
-			return -ENOMEM;
-		if (!o->name)
-			return an_objtab_name(t, rec->obj, rec->newparent, rec->newname);
+			return set_type(t, rec->child, AN_OT_DIR, true);
+		if (rec->op != FSTAP_OP_LOOKUP)
+			return set_type(t, rec->child, AN_OT_FILE, true);
 		return 0;
-	case FSTAP_OP_RENAME:
-		/*
-		 * NEEDSWORK: RENAME_EXCHANGE also renames the object at the
-		 * destination; the table keeps its old name (pathmap gets it right).
-		 */
-		if (!renamed)
-			return 0;
-		return an_objtab_name(t, renamed, rec->newparent, rec->newname);
 	case FSTAP_OP_OPENDIR:
 		return set_type(t, rec->obj, AN_OT_DIR, true);
 	case FSTAP_OP_OPEN:
@@ -263,6 +234,74 @@ int an_objtab_apply(struct an_objtab *t, const struct fstap_rec *rec, uint64_t r
 	default:
 		return 0;
 	}
+}
+
+/* Copies the name pm gives obj's path (kept after its last name goes). */
+static int take_name(struct an_objtab *t, const struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint64_t parent;
+	struct fstap_bytes name;
+
+	if (!obj || obj == FSTAP_ROOT_OBJ || fstap_pathmap_name(pm, obj, &parent, &name) < 0)
+		return 0;
+	return an_objtab_name(t, obj, parent, name);
+}
+
+/* The objects whose names rec may change: up to two before it, the rest after. */
+static void named_before(const struct fstap_pathmap *pm, const struct fstap_rec *rec,
+			 uint64_t before[2])
+{
+	before[0] = before[1] = 0;
+	if (fstap_op_is_meta(rec->op) || rec->result < 0)
+		return;
+	if (rec->op == FSTAP_OP_RENAME) {
+		before[0] = fstap_pathmap_lookup(pm, rec->obj, rec->name);
+		before[1] = fstap_pathmap_lookup(pm, rec->newparent, rec->newname);
+	} else if (rec->op == FSTAP_OP_UNLINK || rec->op == FSTAP_OP_RMDIR) {
+		before[0] = fstap_pathmap_lookup(pm, rec->obj, rec->name);
+	}
+}
+
+static int take_names(struct an_objtab *t, const struct fstap_pathmap *pm,
+		      const struct fstap_rec *rec, const uint64_t before[2])
+{
+	uint32_t i;
+	int ret;
+
+	if ((ret = take_name(t, pm, before[0])) || (ret = take_name(t, pm, before[1])))
+		return ret;
+	if (rec->op != FSTAP_OP_STATE_DENTRY && (fstap_op_is_meta(rec->op) || rec->result < 0))
+		return 0;
+	switch (rec->op) {
+	case FSTAP_OP_STATE_DENTRY:
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_MKDIR:
+	case FSTAP_OP_MKNOD:
+	case FSTAP_OP_SYMLINK:
+		return take_name(t, pm, rec->child);
+	case FSTAP_OP_LINK:
+		return take_name(t, pm, rec->obj);
+	case FSTAP_OP_READDIR:
+		for (i = 0; i < rec->nentries; i++)
+			if (!an_dot_name(rec->entries[i].name) &&
+			    (ret = take_name(t, pm, rec->entries[i].obj)))
+				return ret;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	uint64_t before[2];
+	int ret;
+
+	named_before(pm, rec, before);
+	if ((ret = learn_types(t, rec)) || (ret = fstap_pathmap_apply(pm, rec)))
+		return ret;
+	return take_names(t, pm, rec, before);
 }
 
 void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg)

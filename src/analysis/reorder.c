@@ -521,10 +521,10 @@ static int step(struct plan *p, size_t i)
 }
 
 int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_objtab *objs,
-		    enum an_order by, uint64_t seed, uint64_t *group, uint64_t *run,
+		    struct fstap_pathmap *pm, enum an_order by, uint64_t seed, uint64_t *group, uint64_t *run,
 		    uint64_t *new_t, struct an_reorder_stats *st)
 {
-	struct plan p = { .recs = recs, .by = by, .rng = seed, .objs = objs,
+	struct plan p = { .recs = recs, .by = by, .rng = seed, .objs = objs, .pm = pm,
 			  .group = group, .run = run, .new_t = new_t };
 	struct grp *g, *next;
 	size_t i;
@@ -534,21 +534,16 @@ int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_obj
 		group[i] = run[i] = 0;
 		new_t[i] = recs[i]->start_ns;
 	}
-	if (an_objtab_new(&p.threads) || an_objtab_new(&p.handles) || an_objtab_new(&p.files) ||
-	    fstap_pathmap_new(&p.pm))
+	if (an_objtab_new(&p.threads) || an_objtab_new(&p.handles) || an_objtab_new(&p.files))
 		goto out;
 	for (i = 0; i < n; i++) {
 		const struct fstap_rec *rec = recs[i];
-		uint64_t renamed = 0;
 
 		if ((ret = step(&p, i)))
 			goto out;
 		if (rec->op == FSTAP_OP_READDIR && rec->result >= 0 && (ret = note_listing(&p, rec)))
 			goto out;
-		if (rec->op == FSTAP_OP_RENAME && rec->result >= 0)
-			renamed = fstap_pathmap_lookup(p.pm, rec->obj, rec->name);
-		if ((ret = an_objtab_apply(objs, rec, renamed)) ||
-		    (ret = fstap_pathmap_apply(p.pm, rec)))
+		if ((ret = an_objtab_apply(objs, p.pm, rec)))
 			goto out;
 	}
 	while (p.nactive)
@@ -568,7 +563,6 @@ out:
 	an_objtab_free(p.threads);
 	an_objtab_free(p.handles);
 	an_objtab_free(p.files);
-	fstap_pathmap_free(p.pm);
 	if (st)
 		*st = p.st;
 	return ret;
@@ -602,6 +596,7 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	size_t nops = 0, capops = 0, nmeta = 0, capmeta = 0, i;
 	uint64_t *group = NULL, *run = NULL, *new_t = NULL, end_ns = 0;
 	struct an_objtab *objs = NULL;
+	struct fstap_pathmap *pm = NULL;
 	struct fstap_trace_info info;
 	struct item *items = NULL;
 	bool has_footer = false;
@@ -654,11 +649,11 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 		fstap_warn("%s; the output has no footer either", fstap_reader_errmsg(r));
 	/* the initial state first: names, types and inode numbers before any record */
 	ret = -ENOMEM;
-	if (an_objtab_new(&objs))
+	if (an_objtab_new(&objs) || fstap_pathmap_new(&pm))
 		goto oom;
 	for (i = 0; i < nmeta; i++)
 		if (meta[i]->op == FSTAP_OP_STATE_INODE || meta[i]->op == FSTAP_OP_STATE_DENTRY)
-			if (an_objtab_apply(objs, meta[i], 0))
+			if (an_objtab_apply(objs, pm, meta[i]))
 				goto oom;
 	group = calloc(nops + 1, sizeof(*group));
 	run = calloc(nops + 1, sizeof(*run));
@@ -666,7 +661,7 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	items = calloc(nops + 1, sizeof(*items));
 	if (!group || !run || !new_t || !items)
 		goto oom;
-	if ((ret = an_reorder_plan((const struct fstap_rec *const *)ops, nops, objs, by, seed,
+	if ((ret = an_reorder_plan((const struct fstap_rec *const *)ops, nops, objs, pm, by, seed,
 				   group, run, new_t, st)))
 		goto oom;
 	for (i = 0; i < nops; i++) {
@@ -730,6 +725,7 @@ done:
 	free(items);
 	free(step);
 	an_objtab_free(objs);
+	fstap_pathmap_free(pm);
 	fstap_sorter_free(s);
 	fstap_reader_close(r);
 	return ret;

@@ -463,7 +463,7 @@ static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
 
 static int account(struct rep *r, const struct fstap_rec *rec)
 {
-	uint64_t renamed = 0, dir;
+	uint64_t dir;
 	struct proc *p;
 	int ret;
 
@@ -486,17 +486,8 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 	default:
 		break;
 	}
-	if (fstap_op_is_meta(rec->op)) {
-		struct an_obj *o = rec->op == FSTAP_OP_STATE_DENTRY ?
-				   an_objtab_get(r->objs, rec->child) : NULL;
-
-		/* a late initial name must not undo a rename (see objtab.c) */
-		if (o && o->name)
-			return 0;
-		if ((ret = an_objtab_apply(r->objs, rec, 0)))
-			return ret;
-		return fstap_pathmap_apply(r->pm, rec);
-	}
+	if (fstap_op_is_meta(rec->op))
+		return an_objtab_apply(r->objs, r->pm, rec);
 	if (!r->any || rec->start_ns < r->first_ns)
 		r->first_ns = rec->start_ns;
 	r->any = true;
@@ -506,10 +497,8 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 		r->bytes_read += (uint64_t)rec->result;
 	if (rec->op == FSTAP_OP_WRITE && rec->result > 0)
 		r->bytes_written += (uint64_t)rec->result;
-	if (rec->op == FSTAP_OP_RENAME && rec->result >= 0)
-		renamed = fstap_pathmap_lookup(r->pm, rec->obj, rec->name);
 	/* learn names first: a lookup's child belongs to its directory at once */
-	if ((ret = an_objtab_apply(r->objs, rec, renamed)))
+	if ((ret = an_objtab_apply(r->objs, r->pm, rec)))
 		return ret;
 	if (rec->flags & FSTAP_RF_KERNEL) {
 		r->kernel_ops++;
@@ -518,7 +507,7 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 			r->kernel_bytes_read += (uint64_t)rec->result;
 		if (rec->op == FSTAP_OP_WRITE && rec->result > 0)
 			r->kernel_bytes_written += (uint64_t)rec->result;
-		return fstap_pathmap_apply(r->pm, rec);
+		return 0;
 	}
 	r->app_ops++;
 	r->ops[rec->op].count++;
@@ -575,9 +564,7 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 	default:
 		break;
 	}
-	if (r->oom)
-		return -ENOMEM;
-	return fstap_pathmap_apply(r->pm, rec);
+	return r->oom ? -ENOMEM : 0;
 }
 
 /* ---- the model, as JSON (the text renderer reads the same tree) --------- */

@@ -1,33 +1,55 @@
 /*
- * pathmap.c: object id -> (parent, name) and (parent, name) -> object id,
- * two open-addressing hash tables over one array of nodes. See pathmap.h.
+ * pathmap.c: the namespace of a trace as it is learned, record by record.
+ * Every object keeps the list of its names, (directory, name) pairs; the
+ * first one is the one its path uses. Two open-addressing hash tables, one
+ * from object id to its node and one from (directory, name) to the name,
+ * index two arrays. See pathmap.h for the rules.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fstap/pathmap.h"
 
+#define DT_DIR_TYPE 4	/* d_type of a directory */
+#define RENAME_EXCHANGE_FLAG 2
+
+struct pm_name {
+	uint64_t obj;
+	uint64_t parent;
+	char *name;		/* owned, NUL-terminated */
+	uint32_t name_len;
+	uint32_t next;		/* the object's next name, or the next free one: index + 1 */
+	bool linked;		/* in the entry table; false: the last name, removed */
+};
+
 struct node {
 	uint64_t obj;
-	uint64_t parent;	/* 0: name unknown */
-	char *name;		/* owned */
-	uint32_t name_len;
-	bool linked;		/* (parent, name) is in the entry table */
+	uint32_t names;		/* its first name (index + 1); 0: none known */
+	bool dir;		/* known to be a directory: it has one name */
+	bool renamed;		/* a record removed or moved one of its names */
 };
 
 struct fstap_pathmap {
 	struct node *nodes;
 	size_t nnodes, cap_nodes;
+	struct pm_name *names;
+	size_t nnames, cap_names;	/* slots used, live or on the free list */
+	uint32_t free_names;	/* head of the free list (index + 1) */
 	uint32_t *by_obj;	/* slot -> node index + 1 */
-	uint32_t *by_entry;	/* slot -> node index + 1; 0 empty, UINT32_MAX deleted */
-	size_t nslots;		/* power of two, > 2 * (nnodes + ntomb) */
+	uint32_t *by_entry;	/* slot -> name index + 1; 0 empty, TOMB deleted */
+	size_t nslots;		/* power of two, > 2 * (max(nnodes, nnames) + ntomb) */
 	size_t ntomb;		/* deleted entry slots, cleared by rehash */
 };
 
 #define TOMB UINT32_MAX
+#define NONE UINT32_MAX
+
+/* Where add_name puts a new name in the object's list. */
+enum place { NAME_FIRST, NAME_LAST };
 
 static uint64_t mix(uint64_t x)
 {
@@ -70,15 +92,18 @@ void fstap_pathmap_free(struct fstap_pathmap *pm)
 
 	if (!pm)
 		return;
-	for (i = 0; i < pm->nnodes; i++)
-		free(pm->nodes[i].name);
+	for (i = 0; i < pm->nnames; i++)
+		free(pm->names[i].name);
+	free(pm->names);
 	free(pm->nodes);
 	free(pm->by_obj);
 	free(pm->by_entry);
 	free(pm);
 }
 
-static struct node *find_obj(const struct fstap_pathmap *pm, uint64_t obj)
+/* ---- the two tables ----------------------------------------------------- */
+
+static uint32_t find_node(const struct fstap_pathmap *pm, uint64_t obj)
 {
 	size_t mask = pm->nslots - 1, i = mix(obj) & mask;
 
@@ -86,19 +111,18 @@ static struct node *find_obj(const struct fstap_pathmap *pm, uint64_t obj)
 		uint32_t v = pm->by_obj[i];
 
 		if (!v)
-			return NULL;
+			return NONE;
 		if (pm->nodes[v - 1].obj == obj)
-			return &pm->nodes[v - 1];
+			return v - 1;
 	}
 }
 
-static bool entry_is(const struct node *n, uint64_t parent, const uint8_t *name, uint32_t len)
+static bool name_is(const struct pm_name *n, uint64_t parent, const uint8_t *name, uint32_t len)
 {
-	return n->linked && n->parent == parent && n->name_len == len &&
-	       (!len || !memcmp(n->name, name, len));
+	return n->parent == parent && n->name_len == len && (!len || !memcmp(n->name, name, len));
 }
 
-/* The slot holding (parent, name), or -1. */
+/* The slot of the entry (parent, name), or -1. */
 static long find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
 			    const uint8_t *name, uint32_t len)
 {
@@ -109,9 +133,17 @@ static long find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
 
 		if (!v)
 			return -1;
-		if (v != TOMB && entry_is(&pm->nodes[v - 1], parent, name, len))
+		if (v != TOMB && name_is(&pm->names[v - 1], parent, name, len))
 			return (long)i;
 	}
+}
+
+/* The name (index) that the entry (parent, name) is, or NONE. */
+static uint32_t find_entry(const struct fstap_pathmap *pm, uint64_t parent, struct fstap_bytes name)
+{
+	long s = find_entry_slot(pm, parent, name.ptr, name.len);
+
+	return s < 0 ? NONE : pm->by_entry[s] - 1;
 }
 
 static void insert_obj_slot(struct fstap_pathmap *pm, uint32_t idx)
@@ -125,7 +157,7 @@ static void insert_obj_slot(struct fstap_pathmap *pm, uint32_t idx)
 
 static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
-	struct node *n = &pm->nodes[idx];
+	struct pm_name *n = &pm->names[idx];
 	size_t mask = pm->nslots - 1;
 	size_t i = entry_hash(n->parent, (const uint8_t *)n->name, n->name_len) & mask;
 
@@ -135,8 +167,9 @@ static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 	n->linked = true;
 }
 
-static void unlink_node(struct fstap_pathmap *pm, struct node *n)
+static void remove_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
+	struct pm_name *n = &pm->names[idx];
 	long s;
 
 	if (!n->linked)
@@ -151,11 +184,14 @@ static void unlink_node(struct fstap_pathmap *pm, struct node *n)
 
 static int rehash(struct fstap_pathmap *pm)
 {
+	size_t most = pm->nnodes > pm->nnames ? pm->nnodes : pm->nnames;
 	size_t n = pm->nslots, i;
-	if (2 * pm->nnodes + 8 > n)
-		n *= 2;
-	uint32_t *a = calloc(n, sizeof(uint32_t)), *b = calloc(n, sizeof(uint32_t));
+	uint32_t *a, *b;
 
+	while (n < 4 * most + 16)
+		n *= 2;
+	a = calloc(n, sizeof(uint32_t));
+	b = calloc(n, sizeof(uint32_t));
 	if (!a || !b) {
 		free(a);
 		free(b);
@@ -167,160 +203,401 @@ static int rehash(struct fstap_pathmap *pm)
 	pm->by_entry = b;
 	pm->nslots = n;
 	pm->ntomb = 0;
-	for (i = 0; i < pm->nnodes; i++) {
+	for (i = 0; i < pm->nnodes; i++)
 		insert_obj_slot(pm, (uint32_t)i);
-		if (pm->nodes[i].linked)
+	for (i = 0; i < pm->nnames; i++)
+		if (pm->names[i].linked)
 			insert_entry_slot(pm, (uint32_t)i);
-	}
 	return 0;
 }
 
-static struct node *get_node(struct fstap_pathmap *pm, uint64_t obj)
+/* Room in both tables for one more node and one more name. */
+static int ensure_room(struct fstap_pathmap *pm)
 {
-	struct node *n = find_obj(pm, obj);
+	size_t most = pm->nnodes > pm->nnames ? pm->nnodes : pm->nnames;
 
-	if (n)
-		return n;
-	if (pm->nnodes >= UINT32_MAX - 2)
-		return NULL;
 	/* Tombstones count as load: rehashing clears them. */
-	if (2 * (pm->nnodes + pm->ntomb) + 8 > pm->nslots && rehash(pm))
-		return NULL;
+	if (2 * (most + 1 + pm->ntomb) + 8 > pm->nslots)
+		return rehash(pm);
+	return 0;
+}
+
+/* ---- nodes and their lists of names ------------------------------------- */
+
+/* The node of obj, made if new (the tables have room: ensure_room). */
+static uint32_t get_node(struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint32_t i = find_node(pm, obj);
+
+	if (i != NONE)
+		return i;
+	if (pm->nnodes >= UINT32_MAX - 2)
+		return NONE;
 	if (pm->nnodes == pm->cap_nodes) {
 		size_t c = pm->cap_nodes ? 2 * pm->cap_nodes : 256;
 		struct node *p = realloc(pm->nodes, c * sizeof(*p));
 
 		if (!p)
-			return NULL;
+			return NONE;
 		pm->nodes = p;
 		pm->cap_nodes = c;
 	}
-	n = &pm->nodes[pm->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->obj = obj;
-	insert_obj_slot(pm, (uint32_t)pm->nnodes++);
-	return n;
+	i = (uint32_t)pm->nnodes++;
+	memset(&pm->nodes[i], 0, sizeof(pm->nodes[i]));
+	pm->nodes[i].obj = obj;
+	insert_obj_slot(pm, i);
+	return i;
 }
 
-/* Gives obj the name (parent, name), replacing what that name meant before. */
-static int set_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
-		    struct fstap_bytes name)
+static uint32_t alloc_name(struct fstap_pathmap *pm)
 {
-	struct node *n;
-	long s;
+	uint32_t i = pm->free_names;
+
+	if (i) {
+		pm->free_names = pm->names[i - 1].next;
+		return i - 1;
+	}
+	if (pm->nnames >= UINT32_MAX - 2)
+		return NONE;
+	if (pm->nnames == pm->cap_names) {
+		size_t c = pm->cap_names ? 2 * pm->cap_names : 256;
+		struct pm_name *p = realloc(pm->names, c * sizeof(*p));
+
+		if (!p)
+			return NONE;
+		pm->names = p;
+		pm->cap_names = c;
+	}
+	return (uint32_t)pm->nnames++;
+}
+
+static void release_name(struct fstap_pathmap *pm, uint32_t idx)
+{
+	struct pm_name *n = &pm->names[idx];
+
+	free(n->name);
+	memset(n, 0, sizeof(*n));
+	n->next = pm->free_names;
+	pm->free_names = idx + 1;
+}
+
+/* Takes name idx out of its node's list. */
+static void list_remove(struct fstap_pathmap *pm, struct node *nd, uint32_t idx)
+{
+	uint32_t *link = &nd->names;
+
+	while (*link && *link != idx + 1)
+		link = &pm->names[*link - 1].next;
+	if (*link)
+		*link = pm->names[idx].next;
+	pm->names[idx].next = 0;
+}
+
+static void list_add(struct fstap_pathmap *pm, struct node *nd, uint32_t idx, enum place place)
+{
+	uint32_t *link = &nd->names;
+
+	if (place == NAME_LAST)
+		while (*link)
+			link = &pm->names[*link - 1].next;
+	pm->names[idx].next = *link;
+	*link = idx + 1;
+}
+
+/*
+ * Removes name idx from the namespace. The object keeps it as its last path
+ * (as an open, unlinked file does) if it was its only name.
+ */
+static void drop_name(struct fstap_pathmap *pm, uint32_t idx)
+{
+	uint32_t ni = find_node(pm, pm->names[idx].obj);
+	struct node *nd = &pm->nodes[ni];
+
+	remove_entry_slot(pm, idx);
+	nd->renamed = true;
+	if (nd->names == idx + 1 && !pm->names[idx].next)
+		return;
+	list_remove(pm, nd, idx);
+	release_name(pm, idx);
+}
+
+/* Frees the names of node ni that are not in the namespace (or all of them). */
+static void drop_names(struct fstap_pathmap *pm, uint32_t ni, bool all)
+{
+	uint32_t i = pm->nodes[ni].names;
+
+	while (i) {
+		uint32_t next = pm->names[i - 1].next;
+
+		if (all || !pm->names[i - 1].linked) {
+			remove_entry_slot(pm, i - 1);
+			list_remove(pm, &pm->nodes[ni], i - 1);
+			release_name(pm, i - 1);
+		}
+		i = next;
+	}
+}
+
+static bool has_linked_name(const struct fstap_pathmap *pm, uint32_t ni)
+{
+	uint32_t i = ni == NONE ? 0 : pm->nodes[ni].names;
+
+	return i && pm->names[i - 1].linked;	/* a removed name is only ever alone */
+}
+
+static void mark_dir(struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint32_t ni = find_node(pm, obj);
+
+	if (ni != NONE)
+		pm->nodes[ni].dir = true;
+}
+
+static char *copy_name(struct fstap_bytes name)
+{
+	char *copy = malloc(name.len + 1);
+
+	if (copy && name.len)
+		memcpy(copy, name.ptr, name.len);
+	if (copy)
+		copy[name.len] = '\0';
+	return copy;
+}
+
+/*
+ * Gives obj the name (parent, name), taking it from whatever it named
+ * before. A directory has one name: a new one replaces it. place says where
+ * the name goes in the object's list (first: paths use it).
+ */
+static int add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
+		    struct fstap_bytes name, enum place place, bool dir)
+{
+	uint32_t old, ni, idx;
 	char *copy;
 
 	if (!obj || obj == FSTAP_ROOT_OBJ)
 		return 0;
-	s = find_entry_slot(pm, parent, name.ptr, name.len);
-	if (s >= 0)
-		unlink_node(pm, &pm->nodes[pm->by_entry[s] - 1]);
-	n = get_node(pm, obj);
-	if (!n)
+	old = find_entry(pm, parent, name);
+	if (old != NONE && pm->names[old].obj == obj) {
+		ni = find_node(pm, obj);
+		if (place == NAME_FIRST) {
+			list_remove(pm, &pm->nodes[ni], old);
+			list_add(pm, &pm->nodes[ni], old, NAME_FIRST);
+		}
+		pm->nodes[ni].dir |= dir;
+		return 0;
+	}
+	if (old != NONE)
+		drop_name(pm, old);
+	if (ensure_room(pm) || !(copy = copy_name(name)))
 		return -ENOMEM;
-	copy = malloc(name.len + 1);
-	if (!copy)
+	if ((ni = get_node(pm, obj)) == NONE || (idx = alloc_name(pm)) == NONE) {
+		free(copy);
 		return -ENOMEM;
-	if (name.len)
-		memcpy(copy, name.ptr, name.len);
-	copy[name.len] = '\0';
-	unlink_node(pm, n);
-	free(n->name);
-	n->name = copy;
-	n->name_len = name.len;
-	n->parent = parent;
-	/* The rehash above may have run: recompute the node's index. */
-	insert_entry_slot(pm, (uint32_t)(n - pm->nodes));
-	if (2 * (pm->nnodes + pm->ntomb) + 8 > pm->nslots)
-		return rehash(pm);
+	}
+	pm->nodes[ni].dir |= dir;
+	drop_names(pm, ni, pm->nodes[ni].dir);
+	pm->names[idx] = (struct pm_name){ .obj = obj, .parent = parent, .name = copy,
+					   .name_len = name.len };
+	insert_entry_slot(pm, idx);
+	list_add(pm, &pm->nodes[ni], idx, place);
+	mark_dir(pm, parent);
 	return 0;
 }
 
-uint64_t fstap_pathmap_lookup(const struct fstap_pathmap *pm, uint64_t dir, struct fstap_bytes name)
+/* Renames name idx to (parent, name) in place: its rank in the list stays. */
+static int move_name(struct fstap_pathmap *pm, uint32_t idx, uint64_t parent, struct fstap_bytes name)
 {
-	long s = find_entry_slot(pm, dir, name.ptr, name.len);
+	char *copy = copy_name(name);
 
-	return s < 0 ? 0 : pm->nodes[pm->by_entry[s] - 1].obj;
+	if (!copy)
+		return -ENOMEM;
+	remove_entry_slot(pm, idx);
+	free(pm->names[idx].name);
+	pm->names[idx].name = copy;
+	pm->names[idx].name_len = name.len;
+	pm->names[idx].parent = parent;
+	insert_entry_slot(pm, idx);
+	pm->nodes[find_node(pm, pm->names[idx].obj)].renamed = true;
+	mark_dir(pm, parent);
+	return 0;
 }
 
-static void remove_name(struct fstap_pathmap *pm, uint64_t dir, struct fstap_bytes name)
+/* RENAME_EXCHANGE: names a and b trade places (each object keeps its list). */
+static void swap_names(struct fstap_pathmap *pm, uint32_t a, uint32_t b)
 {
-	long s = find_entry_slot(pm, dir, name.ptr, name.len);
+	struct pm_name *x = &pm->names[a], *y = &pm->names[b];
+	uint64_t parent = x->parent;
+	char *name = x->name;
+	uint32_t len = x->name_len;
 
-	if (s >= 0)
-		unlink_node(pm, &pm->nodes[pm->by_entry[s] - 1]);
+	remove_entry_slot(pm, a);
+	remove_entry_slot(pm, b);
+	x->parent = y->parent;
+	x->name = y->name;
+	x->name_len = y->name_len;
+	y->parent = parent;
+	y->name = name;
+	y->name_len = len;
+	insert_entry_slot(pm, a);
+	insert_entry_slot(pm, b);
+	pm->nodes[find_node(pm, x->obj)].renamed = true;
+	pm->nodes[find_node(pm, y->obj)].renamed = true;
+}
+
+/* ---- learning from records ---------------------------------------------- */
+
+uint64_t fstap_pathmap_lookup(const struct fstap_pathmap *pm, uint64_t dir, struct fstap_bytes name)
+{
+	uint32_t i = find_entry(pm, dir, name);
+
+	return i == NONE ? 0 : pm->names[i].obj;
+}
+
+int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *parent,
+		       struct fstap_bytes *name)
+{
+	uint32_t ni = obj ? find_node(pm, obj) : NONE;
+	const struct pm_name *n;
+
+	if (ni == NONE || !pm->nodes[ni].names)
+		return -ENOENT;
+	n = &pm->names[pm->nodes[ni].names - 1];
+	*parent = n->parent;
+	*name = (struct fstap_bytes){ (const uint8_t *)n->name, n->name_len };
+	return n->linked;
+}
+
+static bool dot_name(struct fstap_bytes name)
+{
+	return (name.len == 1 && name.ptr[0] == '.') ||
+	       (name.len == 2 && !memcmp(name.ptr, "..", 2));
+}
+
+/*
+ * An initial name: state records may come after operation records that
+ * changed the object's names (format section 10); such a late name must not
+ * bring back a name the trace removed, nor take one it gave away.
+ */
+static int apply_state_dentry(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	uint32_t ni = rec->child ? find_node(pm, rec->child) : NONE;
+
+	if (find_entry(pm, rec->obj, rec->name) != NONE)
+		return 0;
+	if (ni != NONE && pm->nodes[ni].names && (pm->nodes[ni].renamed || pm->nodes[ni].dir))
+		return 0;
+	return add_name(pm, rec->child, rec->obj, rec->name, NAME_LAST, false);
+}
+
+/* Entries name objects the trace may never look up. */
+static int apply_entries(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	uint32_t i;
+
+	for (i = 0; i < rec->nentries; i++) {
+		const struct fstap_dirent *e = &rec->entries[i];
+		bool dir = e->type == DT_DIR_TYPE;
+		uint32_t ni;
+		int ret;
+
+		if (!e->obj || dot_name(e->name))
+			continue;
+		ni = find_node(pm, e->obj);
+		if (has_linked_name(pm, ni) && (dir || pm->nodes[ni].dir))
+			continue;	/* a directory keeps the name it has */
+		ret = add_name(pm, e->obj, rec->obj, e->name,
+			       has_linked_name(pm, ni) ? NAME_LAST : NAME_FIRST, dir);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int apply_rename(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	uint32_t a = find_entry(pm, rec->obj, rec->name);
+	uint32_t b = find_entry(pm, rec->newparent, rec->newname);
+
+	if (rec->flags_arg & RENAME_EXCHANGE_FLAG) {
+		if (a != NONE && b != NONE)
+			swap_names(pm, a, b);
+		else if (a != NONE)
+			return move_name(pm, a, rec->newparent, rec->newname);
+		else if (b != NONE)
+			return move_name(pm, b, rec->obj, rec->name);
+		return 0;
+	}
+	if (a == NONE) {
+		if (b != NONE)
+			drop_name(pm, b);
+		return 0;
+	}
+	if (b != NONE) {
+		if (pm->names[b].obj == pm->names[a].obj)
+			return 0;	/* two names of one object: rename does nothing */
+		drop_name(pm, b);
+	}
+	return move_name(pm, a, rec->newparent, rec->newname);
+}
+
+static int apply_link(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	uint32_t ni = find_node(pm, rec->obj);
+
+	/* A new name goes after the ones the object has: its path stays. */
+	return add_name(pm, rec->obj, rec->newparent, rec->newname,
+			has_linked_name(pm, ni) ? NAME_LAST : NAME_FIRST, false);
+}
+
+static int apply_state_inode(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	uint32_t ni;
+
+	if (!S_ISDIR(rec->mode) || !rec->obj || rec->obj == FSTAP_ROOT_OBJ)
+		return 0;
+	if (ensure_room(pm) || (ni = get_node(pm, rec->obj)) == NONE)
+		return -ENOMEM;
+	pm->nodes[ni].dir = true;
+	return 0;
 }
 
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 {
-	uint64_t a, b;
+	uint32_t i;
 
 	if (rec->result < 0)
 		return 0;
 	switch (rec->op) {
+	case FSTAP_OP_STATE_INODE:
+		return apply_state_inode(pm, rec);
 	case FSTAP_OP_STATE_DENTRY:
-		/* A second name of the initial tree (a hard link) keeps the first. */
-		if (find_obj(pm, rec->child) && find_obj(pm, rec->child)->linked)
-			return 0;
-		return set_name(pm, rec->child, rec->obj, rec->name);
+		return apply_state_dentry(pm, rec);
 	case FSTAP_OP_LOOKUP:
 	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
 	case FSTAP_OP_MKNOD:
 	case FSTAP_OP_SYMLINK:
-		return set_name(pm, rec->child, rec->obj, rec->name);
+		/* The name the request went through: paths use it from now on. */
+		return add_name(pm, rec->child, rec->obj, rec->name, NAME_FIRST, false);
+	case FSTAP_OP_MKDIR:
+		return add_name(pm, rec->child, rec->obj, rec->name, NAME_FIRST, true);
 	case FSTAP_OP_LINK:
-		/* A new name for obj: keep its first name as its path. */
-		if (find_obj(pm, rec->obj) && find_obj(pm, rec->obj)->linked)
-			return 0;
-		return set_name(pm, rec->obj, rec->newparent, rec->newname);
-	case FSTAP_OP_READDIR: {
-		uint32_t i;
-
-		/* Entries name objects the trace may never look up. */
-		for (i = 0; i < rec->nentries; i++) {
-			const struct fstap_dirent *e = &rec->entries[i];
-			const struct node *n = e->obj ? find_obj(pm, e->obj) : NULL;
-			int ret;
-
-			if (!e->obj || (n && n->linked) ||
-			    (e->name.len == 1 && e->name.ptr[0] == '.') ||
-			    (e->name.len == 2 && !memcmp(e->name.ptr, "..", 2)))
-				continue;
-			if ((ret = set_name(pm, e->obj, rec->obj, e->name)))
-				return ret;
-		}
-		return 0;
-	}
+		return apply_link(pm, rec);
+	case FSTAP_OP_READDIR:
+		return apply_entries(pm, rec);
 	case FSTAP_OP_UNLINK:
 	case FSTAP_OP_RMDIR:
-		remove_name(pm, rec->obj, rec->name);
+		if ((i = find_entry(pm, rec->obj, rec->name)) != NONE)
+			drop_name(pm, i);
 		return 0;
 	case FSTAP_OP_RENAME:
-		a = fstap_pathmap_lookup(pm, rec->obj, rec->name);
-		b = fstap_pathmap_lookup(pm, rec->newparent, rec->newname);
-		if (rec->flags_arg & 2 /* RENAME_EXCHANGE */) {
-			int ret = 0;
-
-			if (a)
-				remove_name(pm, rec->obj, rec->name);
-			if (b)
-				remove_name(pm, rec->newparent, rec->newname);
-			if (a)
-				ret = set_name(pm, a, rec->newparent, rec->newname);
-			if (!ret && b)
-				ret = set_name(pm, b, rec->obj, rec->name);
-			return ret;
-		}
-		if (b)
-			remove_name(pm, rec->newparent, rec->newname);
-		if (a)
-			return set_name(pm, a, rec->newparent, rec->newname);
-		return 0;
+		return apply_rename(pm, rec);
 	default:
 		return 0;
 	}
 }
+
+/* ---- paths -------------------------------------------------------------- */
 
 /* Writes the path of obj right-aligned ending at buf+end; returns its start or -1. */
 static long build(const struct fstap_pathmap *pm, uint64_t obj, char *buf, size_t end)
@@ -330,7 +607,9 @@ static long build(const struct fstap_pathmap *pm, uint64_t obj, char *buf, size_
 	if (obj == FSTAP_ROOT_OBJ)
 		return (long)end;	/* the root contributes "" before "/name" */
 	while (obj != FSTAP_ROOT_OBJ) {
-		const struct node *n = find_obj(pm, obj);
+		uint32_t ni = find_node(pm, obj);
+		const struct pm_name *n = ni != NONE && pm->nodes[ni].names ?
+					  &pm->names[pm->nodes[ni].names - 1] : NULL;
 
 		if (!n || !n->parent) {
 			char tmp[32];

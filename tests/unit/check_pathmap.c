@@ -2,7 +2,9 @@
  * check_pathmap.c: object ids to paths: names learned from the initial
  * state, lookups, creates and readdir entries; rename (plain, replacing,
  * exchange), unlink, hard links, unknown objects, growth past a rehash,
- * and a hostile parent loop.
+ * and a hostile parent loop. Objects with several names: every name is
+ * kept, the path follows the name a request went through and moves to a
+ * surviving name when one is removed.
  */
 #include <check.h>
 #include <errno.h>
@@ -120,17 +122,207 @@ START_TEST(test_pathmap_many_objects_and_loops)
 }
 END_TEST
 
+/* name_of(obj): the name fstap_pathmap_name gives, as "dir/name", and its state. */
+static const char *name_of(uint64_t obj, int *linked)
+{
+	uint64_t parent = 0;
+	struct fstap_bytes name;
+
+	*linked = fstap_pathmap_name(pm, obj, &parent, &name);
+	if (*linked < 0)
+		return "";
+	snprintf(buf, sizeof(buf), "%llu/%.*s", (unsigned long long)parent, (int)name.len,
+		 (const char *)name.ptr);
+	return buf;
+}
+
+START_TEST(test_names_link_then_unlink_first)
+{
+	int linked;
+
+	/* echo data > part && ln part final && rm part */
+	apply(FSTAP_OP_CREATE, 1, "part", 2, 0, NULL, 0);
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "final", 0);
+	ck_assert_str_eq(path(2), "/part");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("final")), 2);
+	apply(FSTAP_OP_UNLINK, 1, "part", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/final");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("part")), 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("final")), 2);
+	ck_assert_str_eq(name_of(2, &linked), "1/final");
+	ck_assert_int_eq(linked, 1);
+	/* A new file under the removed name is another object. */
+	apply(FSTAP_OP_CREATE, 1, "part", 3, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/final");
+	ck_assert_str_eq(path(3), "/part");
+}
+END_TEST
+
+START_TEST(test_names_lookup_chooses_the_path)
+{
+	apply(FSTAP_OP_MKDIR, 1, "d", 5, 0, NULL, 0);
+	apply(FSTAP_OP_CREATE, 1, "a", 2, 0, NULL, 0);
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 5, "b", 0);
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "c", 0);
+	ck_assert_str_eq(path(2), "/a");
+	/* A lookup through /d/b: later requests on the object go there. */
+	apply(FSTAP_OP_LOOKUP, 5, "b", 2, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/d/b");
+	apply(FSTAP_OP_UNLINK, 5, "b", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/a");
+	apply(FSTAP_OP_UNLINK, 1, "a", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/c");
+	/* A directory has one name: a lookup under another replaces it. */
+	apply(FSTAP_OP_LOOKUP, 1, "e", 5, 0, NULL, 0);
+	ck_assert_str_eq(path(5), "/e");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("d")), 0);
+}
+END_TEST
+
+START_TEST(test_names_rename_over_one_of_several)
+{
+	apply(FSTAP_OP_CREATE, 1, "a", 2, 0, NULL, 0);
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "b", 0);
+	apply(FSTAP_OP_CREATE, 1, "tmp", 3, 0, NULL, 0);
+	/* tmp replaces a, one of 2's names: 2 keeps b. */
+	apply(FSTAP_OP_RENAME, 1, "tmp", 0, 1, "a", 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("a")), 3);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("tmp")), 0);
+	ck_assert_str_eq(path(3), "/a");
+	ck_assert_str_eq(path(2), "/b");
+	/* Renaming one of an object's names moves that name only. */
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "c", 0);
+	apply(FSTAP_OP_RENAME, 1, "c", 0, 1, "d", 0);
+	ck_assert_str_eq(path(2), "/b");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("d")), 2);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("c")), 0);
+	/* Renaming a name onto another name of the same object does nothing. */
+	apply(FSTAP_OP_RENAME, 1, "b", 0, 1, "d", 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("b")), 2);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("d")), 2);
+	/* The first name renamed: the path follows it. */
+	apply(FSTAP_OP_RENAME, 1, "b", 0, 1, "e", 0);
+	ck_assert_str_eq(path(2), "/e");
+}
+END_TEST
+
+START_TEST(test_names_unlink_all)
+{
+	int linked;
+
+	apply(FSTAP_OP_CREATE, 1, "a", 2, 0, NULL, 0);
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "b", 0);
+	apply(FSTAP_OP_UNLINK, 1, "a", 0, 0, NULL, 0);
+	apply(FSTAP_OP_UNLINK, 1, "b", 0, 0, NULL, 0);
+	/* No name left: the object keeps its last one, as an open file does. */
+	ck_assert_str_eq(path(2), "/b");
+	ck_assert_str_eq(name_of(2, &linked), "1/b");
+	ck_assert_int_eq(linked, 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("a")), 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("b")), 0);
+	/* An unlinking of a name that is gone changes nothing. */
+	apply(FSTAP_OP_UNLINK, 1, "b", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/b");
+	/* linkat() of the open file gives it a name again. */
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "c", 0);
+	ck_assert_str_eq(path(2), "/c");
+	ck_assert_str_eq(name_of(2, &linked), "1/c");
+	ck_assert_int_eq(linked, 1);
+	ck_assert_str_eq(name_of(77, &linked), "");
+	ck_assert_int_eq(linked, -ENOENT);
+}
+END_TEST
+
+START_TEST(test_names_initial_hard_links)
+{
+	apply(FSTAP_OP_STATE_DENTRY, 1, "d", 4, 0, NULL, 0);
+	apply(FSTAP_OP_STATE_DENTRY, 1, "a", 2, 0, NULL, 0);
+	apply(FSTAP_OP_STATE_DENTRY, 4, "b", 2, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/a");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 4, B("b")), 2);
+	apply(FSTAP_OP_UNLINK, 1, "a", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/d/b");
+	/* A late initial name (state records may follow operations) does not
+	 * bring back a name the trace removed, nor take one it reassigned. */
+	apply(FSTAP_OP_CREATE, 1, "x", 3, 0, NULL, 0);
+	apply(FSTAP_OP_LINK, 3, NULL, 0, 1, "y", 0);
+	apply(FSTAP_OP_UNLINK, 1, "x", 0, 0, NULL, 0);
+	apply(FSTAP_OP_STATE_DENTRY, 1, "x", 3, 0, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("x")), 0);
+	ck_assert_str_eq(path(3), "/y");
+	apply(FSTAP_OP_STATE_DENTRY, 1, "y", 6, 0, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("y")), 3);
+	/* A late second initial name of an object the trace only looked up. */
+	apply(FSTAP_OP_LOOKUP, 1, "p", 7, 0, NULL, 0);
+	apply(FSTAP_OP_STATE_DENTRY, 1, "q", 7, 0, NULL, 0);
+	ck_assert_str_eq(path(7), "/p");
+	apply(FSTAP_OP_UNLINK, 1, "p", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(7), "/q");
+}
+END_TEST
+
+START_TEST(test_names_rename_exchange)
+{
+	apply(FSTAP_OP_CREATE, 1, "a", 2, 0, NULL, 0);
+	apply(FSTAP_OP_LINK, 2, NULL, 0, 1, "x", 0);
+	apply(FSTAP_OP_CREATE, 1, "b", 3, 0, NULL, 0);
+	apply(FSTAP_OP_RENAME, 1, "a", 0, 1, "b", 2 /* RENAME_EXCHANGE */);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("a")), 3);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("b")), 2);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("x")), 2);
+	ck_assert_str_eq(path(2), "/b");
+	ck_assert_str_eq(path(3), "/a");
+	/* 2 keeps its other name through the exchange. */
+	apply(FSTAP_OP_UNLINK, 1, "b", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/x");
+	/* Exchange with a name the trace does not know: the known one moves. */
+	apply(FSTAP_OP_RENAME, 1, "a", 0, 1, "unknown", 2);
+	ck_assert_str_eq(path(3), "/unknown");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("a")), 0);
+}
+END_TEST
+
+START_TEST(test_names_readdir_second_names)
+{
+	struct fstap_dirent ents[3] = {
+		{ .name = { (const uint8_t *)"f", 1 }, .obj = 2, .type = 8 },
+		{ .name = { (const uint8_t *)"g", 1 }, .obj = 2, .type = 8 },
+		{ .name = { (const uint8_t *)"s", 1 }, .obj = 5, .type = 4 },
+	};
+	struct fstap_rec rd = { .op = FSTAP_OP_READDIR, .obj = 1, .entries = ents, .nentries = 3 };
+
+	apply(FSTAP_OP_MKDIR, 1, "d", 5, 0, NULL, 0);
+	ck_assert_int_eq(fstap_pathmap_apply(pm, &rd), 0);
+	ck_assert_str_eq(path(2), "/f");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("g")), 2);
+	/* A directory listed under another name keeps its name. */
+	ck_assert_str_eq(path(5), "/d");
+	apply(FSTAP_OP_UNLINK, 1, "f", 0, 0, NULL, 0);
+	ck_assert_str_eq(path(2), "/g");
+}
+END_TEST
+
 static Suite *pathmap_suite(void)
 {
 	Suite *s = suite_create("pathmap");
 	TCase *core = tcase_create("Core"), *limits = tcase_create("Limits");
+	TCase *names = tcase_create("SeveralNames");
 
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_checked_fixture(limits, setup, teardown);
+	tcase_add_checked_fixture(names, setup, teardown);
 	tcase_add_test(core, test_pathmap_names_and_renames);
 	tcase_add_test(core, test_pathmap_failed_ops_and_unknown_objects);
+	tcase_add_test(names, test_names_link_then_unlink_first);
+	tcase_add_test(names, test_names_lookup_chooses_the_path);
+	tcase_add_test(names, test_names_rename_over_one_of_several);
+	tcase_add_test(names, test_names_unlink_all);
+	tcase_add_test(names, test_names_initial_hard_links);
+	tcase_add_test(names, test_names_rename_exchange);
+	tcase_add_test(names, test_names_readdir_second_names);
 	tcase_add_test(limits, test_pathmap_many_objects_and_loops);
 	suite_add_tcase(s, core);
+	suite_add_tcase(s, names);
 	suite_add_tcase(s, limits);
 	return s;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "fstap/pathmap.h"
 
 #define B(s) ((struct fstap_bytes){ (const uint8_t *)(s), sizeof(s) - 1 })
 
@@ -14,6 +15,7 @@ static struct fstap_rec recs[16];
 static const struct fstap_rec *ptrs[16];
 static size_t n;
 static struct an_objtab *objs;
+static struct fstap_pathmap *pm;
 static struct fstap_dirent ents[3];
 
 static struct fstap_rec *add(unsigned op, uint32_t tid, uint64_t t, uint64_t obj)
@@ -35,13 +37,13 @@ static void state(uint64_t dir, const char *name, uint64_t child, uint64_t ino, 
 	struct fstap_rec r = { .op = FSTAP_OP_STATE_INODE, .obj = child, .ino = ino,
 			       .mode = is_dir ? 040755 : 0100644 };
 
-	ck_assert_int_eq(an_objtab_apply(objs, &r, 0), 0);
+	ck_assert_int_eq(an_objtab_apply(objs, pm, &r), 0);
 	memset(&r, 0, sizeof(r));
 	r.op = FSTAP_OP_STATE_DENTRY;
 	r.obj = dir;
 	r.name = (struct fstap_bytes){ (const uint8_t *)name, (uint32_t)strlen(name) };
 	r.child = child;
-	ck_assert_int_eq(an_objtab_apply(objs, &r, 0), 0);
+	ck_assert_int_eq(an_objtab_apply(objs, pm, &r), 0);
 }
 
 /* One thread lists /d (c, b, a) and reads c, b, a; releases come without a thread. */
@@ -51,6 +53,7 @@ static void setup(void)
 
 	n = 0;
 	ck_assert_int_eq(an_objtab_new(&objs), 0);
+	ck_assert_int_eq(fstap_pathmap_new(&pm), 0);
 	state(1, "d", 2, 50, true);
 	state(2, "b", 10, 3, false);
 	state(2, "a", 11, 2, false);
@@ -83,6 +86,7 @@ static void setup(void)
 static void teardown(void)
 {
 	an_objtab_free(objs);
+	fstap_pathmap_free(pm);
 }
 
 START_TEST(test_reorder_groups_and_times_by_name)
@@ -97,7 +101,7 @@ START_TEST(test_reorder_groups_and_times_by_name)
 	static const uint64_t want[12] = { 50, 170, 180, 190, 200, 130, 140, 150, 160, 100, 110, 120 };
 	size_t i;
 
-	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, AN_BY_NAME, 1, group, run, t, &st), 0);
+	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, pm, AN_BY_NAME, 1, group, run, t, &st), 0);
 	ck_assert_uint_eq(group[0], 0);
 	ck_assert_uint_eq(group[5], 0);
 	ck_assert(group[1] && group[1] == group[2] && group[2] == group[3] && group[3] == group[4]);
@@ -119,7 +123,7 @@ START_TEST(test_reorder_readdir_order_keeps_times)
 	size_t i;
 
 	/* the reader already follows the listing: nothing moves */
-	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, AN_BY_READDIR, 1, group, run, t, NULL), 0);
+	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, pm, AN_BY_READDIR, 1, group, run, t, NULL), 0);
 	for (i = 0; i < n; i++)
 		ck_assert_uint_eq(t[i], recs[i].start_ns);
 }
@@ -130,7 +134,7 @@ START_TEST(test_reorder_inode_order)
 	uint64_t group[16], run[16], t[16];
 
 	/* inodes: c 1, a 2, b 3: c stays first, a before b */
-	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, AN_BY_INODE, 1, group, run, t, NULL), 0);
+	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, pm, AN_BY_INODE, 1, group, run, t, NULL), 0);
 	ck_assert_uint_eq(t[1], 100);
 	ck_assert(t[9] < t[6] && t[9] > t[3]);
 }
@@ -145,7 +149,7 @@ START_TEST(test_reorder_barrier_ends_run)
 	recs[5].op = FSTAP_OP_MKDIR;
 	recs[5].name = B("x");
 	recs[5].child = 40;
-	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, AN_BY_NAME, 1, group, run, t, &st), 0);
+	ck_assert_int_eq(an_reorder_plan(ptrs, n, objs, pm, AN_BY_NAME, 1, group, run, t, &st), 0);
 	ck_assert(run[1] != run[6] && run[6] == run[9]);
 	ck_assert_uint_eq(t[1], 100);	/* c is alone in its run */
 	ck_assert_uint_eq(t[5], 140);	/* the barrier stays */
