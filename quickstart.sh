@@ -18,7 +18,7 @@ esac
 
 BUILD_PACKAGES="build-essential autoconf automake libtool pkg-config libfuse3-dev fuse3 \
 libjansson-dev libunwind-dev check"
-TEST_PACKAGES="python3 jq xfsprogs btrfs-progs fio stress-ng strace attr acl loggedfs"
+TEST_PACKAGES="python3 jq xfsprogs btrfs-progs fio stress-ng strace attr acl loggedfs git safecat"
 
 if [ "${FSTAP_NO_APT:-}" != 1 ]; then
 	if [ "$(id -u)" != 0 ]; then

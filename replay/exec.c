@@ -141,6 +141,21 @@ struct rp_shared {
 	bool devices;		/* --devices: mknod of character and block devices */
 	struct rp_divlog *divlog;	/* --divergences, or NULL (borrowed) */
 	struct rp_map order;	/* resource -> highest seq executed; protected by omu */
+	struct rp_foreign *foreign;	/* the root's entries before the replay, by hash */
+	size_t nforeign;
+};
+
+/*
+ * An entry the target's root held when the replay started (a fresh ext4's
+ * lost+found). The end of a listing of the root does not count it, unless
+ * the trace knew its name by then (rp_shared_note_root_name): what the
+ * target came with and the trace never touched is not a divergence. Only
+ * the root: prepare fills an empty directory (but for lost+found), so no
+ * other directory holds entries the trace does not describe.
+ */
+struct rp_foreign {
+	uint64_t hash;
+	atomic_bool known;	/* set by the dispatcher, read by the workers */
 };
 
 struct rp_exec {
@@ -159,13 +174,20 @@ struct rp_exec {
 	char link[PATH_MAX + 1];
 };
 
+static int foreign_snapshot(struct rp_shared *sh);
+
 int rp_shared_new(int root_fd, struct rp_shared **out)
 {
 	struct rp_shared *sh = calloc(1, sizeof(*sh));
+	int ret;
 
 	if (!sh)
 		return -ENOMEM;
 	sh->root_fd = root_fd;
+	if ((ret = foreign_snapshot(sh))) {
+		free(sh);
+		return ret;
+	}
 	sh->dserial = 1;	/* 1 is the root */
 	pthread_mutex_init(&sh->dmu, NULL);
 	pthread_mutex_init(&sh->mu, NULL);
@@ -224,6 +246,7 @@ void rp_shared_free(struct rp_shared *sh)
 			handle_destroy((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
 	rp_map_release(&sh->handles);
 	rp_map_release(&sh->order);
+	free(sh->foreign);
 	pthread_mutex_destroy(&sh->mu);
 	pthread_mutex_destroy(&sh->omu);
 	free(sh);
@@ -1139,6 +1162,119 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The root's entry with this name hash that the replay found, or NULL. */
+static struct rp_foreign *foreign_find(const struct rp_shared *sh, uint64_t hash)
+{
+	size_t lo = 0, hi = sh->nforeign;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sh->foreign[mid].hash == hash)
+			return &sh->foreign[mid];
+		if (sh->foreign[mid].hash < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * At the end of a listing of the root: its live entries that were there
+ * when the replay started and that the trace has not named by now count as
+ * listed (h->mu held).
+ */
+static void forgive_foreign(const struct rp_shared *sh, struct rp_handle *h)
+{
+	size_t i;
+
+	for (i = 0; i < sh->nforeign; i++) {
+		const uint64_t *p;
+
+		if (atomic_load(&sh->foreign[i].known) ||
+		    !(p = bsearch(&sh->foreign[i].hash, h->names, h->nnames, sizeof(*h->names),
+				  cmp_u64)) ||
+		    h->seen[p - h->names])
+			continue;
+		h->seen[p - h->names] = 1;
+		h->unseen--;
+		h->rec_total++;
+	}
+}
+
+/*
+ * Appends the name hashes of directory fd's entries ("." and ".." left out)
+ * to names[0..*n) (capacity *cap), from where fd is. 0 or -errno.
+ */
+static int read_names(int fd, uint8_t *buf, uint64_t **names, size_t *n, size_t *cap)
+{
+	for (;;) {
+		long got = syscall(SYS_getdents64, fd, buf, DENTS_BUF);
+		long off = 0;
+
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return 0;
+		while (off < got) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			size_t len = strlen(d->d_name);
+			uint64_t k;
+
+			off += d->d_reclen;
+			if (is_dot((const uint8_t *)d->d_name, len))
+				continue;
+			k = name_hash((const uint8_t *)d->d_name, len);
+			if (*n == *cap) {
+				size_t c = *cap ? 2 * *cap : 64;
+				uint64_t *p = realloc(*names, c * sizeof(*p));
+
+				if (!p)
+					return -ENOMEM;
+				*names = p;
+				*cap = c;
+			}
+			(*names)[(*n)++] = k;
+		}
+	}
+}
+
+/* Lists the root as the replay finds it: sh->foreign. */
+static int foreign_snapshot(struct rp_shared *sh)
+{
+	uint8_t *buf = malloc(DENTS_BUF);
+	uint64_t *names = NULL;
+	size_t n = 0, cap = 0, i;
+	int fd = openat(sh->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	ret = buf ? read_names(fd, buf, &names, &n, &cap) : -ENOMEM;
+	close(fd);
+	free(buf);
+	if (!ret && n && !(sh->foreign = calloc(n, sizeof(*sh->foreign))))
+		ret = -ENOMEM;
+	if (!ret) {
+		qsort(names, n, sizeof(*names), cmp_u64);
+		for (i = 0; i < n; i++)
+			if (!sh->nforeign || sh->foreign[sh->nforeign - 1].hash != names[i])
+				sh->foreign[sh->nforeign++].hash = names[i];
+	}
+	free(names);
+	return ret;
+}
+
+void rp_shared_note_root_name(struct rp_shared *sh, struct fstap_bytes name)
+{
+	struct rp_foreign *f;
+
+	if (sh->nforeign && (f = foreign_find(sh, name_hash(name.ptr, name.len))))
+		atomic_store(&f->known, true);
+}
+
 struct live_name {
 	uint64_t hash;
 	uint32_t off;
@@ -1329,7 +1465,10 @@ static int64_t exec_readdir(struct rp_exec *x, const struct rp_task *t)
 				h->unseen--;
 			}
 		}
-		/* The end of the recorded listing: did it name every live entry, once? */
+		/* The end of the recorded listing: did it name every live entry,
+		 * once (but what the root came with and the trace never knew)? */
+		if (r->result == 0 && !r->nentries && r->obj == FSTAP_ROOT_OBJ)
+			forgive_foreign(x->sh, h);
 		if (r->result == 0 && !r->nentries && (h->rec_total != h->nnames || h->unseen)) {
 			differs = true;
 			if (log)

@@ -70,7 +70,8 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2165-replay-sync-writes.sh \
 	tests/integration/t2170-replay-devices.sh \
 	tests/integration/t2180-replay-posix-suite.sh \
-	tests/integration/t2200-roundtrip.sh
+	tests/integration/t2200-roundtrip.sh \
+	tests/integration/t2300-replay-apps.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
 
 # t2150's long synthetic trace, written directly (JSON import is too slow)
@@ -79,4 +80,5 @@ tests_tools_gen_stream_trace_SOURCES = tests/tools/gen-stream-trace.c
 tests_tools_gen_stream_trace_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md \
 	tests/integration/replay-syscalls.py tests/integration/sync-writer.py \
-	tests/integration/divergent-trace.jsonl
+	tests/integration/divergent-trace.jsonl \
+	tests/integration/lib-apps.sh

@@ -306,6 +306,8 @@ void rp_shared_track_order(struct rp_shared *sh, bool on);
 void rp_shared_allow_devices(struct rp_shared *sh, bool on);
 /* Where the workers log divergences (borrowed; NULL: no log). */
 void rp_shared_set_divlog(struct rp_shared *sh, struct rp_divlog *log);
+/* The trace names name in the root: a listing compares it (see exec.c). */
+void rp_shared_note_root_name(struct rp_shared *sh, struct fstap_bytes name);
 /* Handles still open at the end (closed by rp_shared_free). */
 size_t rp_shared_open_handles(const struct rp_shared *sh);
 /* Directories opened (openat2) by the shared directory cache so far. */

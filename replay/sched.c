@@ -975,6 +975,22 @@ static int learn_parent(struct run *r, const struct fstap_rec *c)
 	}
 }
 
+/* The names rec gives in the root: the root's own entries compare then. */
+static void note_root_names(struct run *r, const struct fstap_rec *c)
+{
+	const struct fstap_op_info *oi = fstap_op_info(c->op);
+	uint32_t i;
+
+	if (c->obj == FSTAP_ROOT_OBJ &&
+	    ((oi && (oi->props & FSTAP_OPP_DIRENT)) || c->op == FSTAP_OP_STATE_DENTRY))
+		rp_shared_note_root_name(r->sh, c->name);
+	if (c->newparent == FSTAP_ROOT_OBJ && (c->op == FSTAP_OP_RENAME || c->op == FSTAP_OP_LINK))
+		rp_shared_note_root_name(r->sh, c->newname);
+	if (c->op == FSTAP_OP_READDIR && c->obj == FSTAP_ROOT_OBJ)
+		for (i = 0; i < c->nentries; i++)
+			rp_shared_note_root_name(r->sh, c->entries[i].name);
+}
+
 /* Tells the directory cache which paths the new generation changes. */
 static void ns_change_entry(struct run *r, const char *dir, struct fstap_bytes name)
 {
@@ -1126,6 +1142,7 @@ static int dispatch(struct run *r, struct rp_task *t)
 		if (moved && (ret = rp_map_put(&r->parents, moved, t->rec.newparent)))
 			return ret;
 	}
+	note_root_names(r, &t->rec);
 	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = learn_kind(r, &t->rec)))
 		return ret;
 	if (bump) {
@@ -1331,7 +1348,9 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 
 		r->res->records++;
 		if (fstap_op_is_meta(rec.op)) {
-			if (rec.op == FSTAP_OP_STATE_DENTRY &&
+			if (rec.op == FSTAP_OP_STATE_DENTRY)
+				note_root_names(r, &rec);
+			if ((rec.op == FSTAP_OP_STATE_DENTRY || rec.op == FSTAP_OP_STATE_INODE) &&
 			    ((ret = fstap_pathmap_apply(r->pm, &rec)) || (ret = learn_parent(r, &rec))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&

@@ -5,8 +5,13 @@
                                 line per step: "step result" (ok, a value, or
                                 the errno name); with FORBIDDEN_DIR also try
                                 what a non-owner may not do there
-  tree DIR                      print the tree below DIR: path, type, mode,
-                                owner, size, content hash, xattrs, link target
+  tree DIR [--replayed]         print the tree below DIR: path, type, mode,
+                                owner, link count, size, content hash, xattrs
+                                (names and values), link target; --replayed:
+                                what a replay reproduces, without the content
+                                hashes (replay writes other bytes) and the
+                                link counts of directories (each file system
+                                counts its own)
   ops JSONL PID [OPS...]        print "op name res" for the operation records
                                 of process PID that are not kernel-flagged, in
                                 time order (only OPS if given)
@@ -103,15 +108,19 @@ def workload(root, forbidden=None):
         step("owner_check", lambda: "%d:%d" % (os.stat(p("kept")).st_uid, os.stat(p("kept")).st_gid))
 
 
-def tree(root):
+def tree(root, replayed=False):
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(dirnames + filenames):
             path = os.path.join(dirpath, name)
             rel = os.path.relpath(path, root)
             st = os.lstat(path)
-            line = [rel, oct(st.st_mode), "%d:%d" % (st.st_uid, st.st_gid), "nlink=%d" % st.st_nlink]
-            if stat.S_ISREG(st.st_mode):
+            line = [rel, oct(st.st_mode), "%d:%d" % (st.st_uid, st.st_gid)]
+            if not (replayed and stat.S_ISDIR(st.st_mode)):
+                line.append("nlink=%d" % st.st_nlink)
+            if stat.S_ISREG(st.st_mode) and replayed:
+                line.append(str(st.st_size))
+            elif stat.S_ISREG(st.st_mode):
                 with open(path, "rb") as fh:
                     line += [str(st.st_size), hashlib.sha1(fh.read()).hexdigest()]
             elif stat.S_ISLNK(st.st_mode):
@@ -162,7 +171,7 @@ def main():
     if cmd == "workload":
         workload(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "tree":
-        tree(sys.argv[2])
+        tree(sys.argv[2], sys.argv[3:] == ["--replayed"])
     elif cmd == "ops":
         ops(sys.argv[2], int(sys.argv[3]), set(sys.argv[4:]))
     elif cmd == "count":
