@@ -235,6 +235,8 @@ static int add_inode(struct prep_model *m, const struct fstap_rec *rec)
 	o->atime = rec->atime;
 	o->mtime = rec->mtime;
 	o->ctime = rec->ctime;
+	o->attr_flags = (uint32_t)rec->flags_arg;
+	o->projid = (uint32_t)rec->projid;
 	o->mode = (uint32_t)rec->mode;
 	if (rec->mode > UINT32_MAX)
 		o->mode = 0;	/* an unknown type: skipped by the plan */

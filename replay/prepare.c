@@ -17,7 +17,9 @@
  * read-only mode would forbid setting them), times last. Directories get
  * theirs after all creations, children before parents, so that their times
  * stick, a default ACL or a set-gid bit does not leak into the created
- * children, and a restrictive mode does not stop the walk.
+ * children, and a restrictive mode does not stop the walk. File attribute
+ * flags (append-only, immutable, ...) and project ids come after all of
+ * that, since an immutable file or directory takes no other change.
  *
  * Not for replaying operations (replay/), not for reading the trace
  * (prepare-plan.c).
@@ -25,11 +27,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>	/* FS_IOC_*: file attributes */
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -38,6 +42,7 @@
 #include <unistd.h>
 
 #include "fstap/devnode.h"
+#include "fstap/fileattr.h"
 #include "prepare.h"
 
 #define NONE UINT32_MAX
@@ -545,6 +550,73 @@ static int finish_dirs(struct run *r)
 	return 0;
 }
 
+/*
+ * The recorded file attribute flags and project id of regular file or
+ * directory o, open as fd: the flags chattr sets as recorded, the target
+ * file system's own as they are (fstap_fileattr_merge_flags). 0 or -errno.
+ */
+static int set_fileattr(const struct prep_obj *o, int fd)
+{
+	struct fsxattr fsx;
+	int cur, want;
+
+	if (o->projid) {
+		if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+			return -errno;
+		if (fsx.fsx_projid != o->projid) {
+			fsx.fsx_projid = o->projid;
+			if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
+				return -errno;
+		}
+	}
+	if (!fstap_fileattr_merge_flags(0, (int)o->attr_flags))
+		return 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &cur))
+		return -errno;
+	want = fstap_fileattr_merge_flags(cur, (int)o->attr_flags);
+	if (want != cur && ioctl(fd, FS_IOC_SETFLAGS, &want))
+		return -errno;
+	return 0;
+}
+
+/* File attributes of every created file and directory with some recorded: the last step. */
+static int finish_fileattrs(struct run *r)
+{
+	struct prep_model *m = r->m;
+	uint32_t i;
+	int pfd, fd, ret;
+
+	for (i = m->nsteps; i-- > 0;) {
+		const struct prep_step *s = &m->steps[i];
+		const struct prep_obj *o = &m->objs[s->obj];
+		const struct prep_dent *d = &m->dents[s->dent];
+
+		if (s->kind != PREP_STEP_CREATE || r->state[s->obj] != OBJ_DONE ||
+		    !(S_ISREG(o->mode) || S_ISDIR(o->mode)) ||
+		    (!o->projid && !fstap_fileattr_merge_flags(0, (int)o->attr_flags)))
+			continue;
+		ret = dir_fd(r, d->parent_idx, &pfd);
+		if (ret) {
+			if (is_fatal(-ret))
+				return fail(r, -ret, s->obj, "open directory");
+			attr_failed(r, -ret);
+			continue;
+		}
+		fd = openat(pfd, d->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+			    (S_ISDIR(o->mode) ? O_DIRECTORY : 0));
+		if (fd < 0 || (ret = set_fileattr(o, fd)))
+			attr_failed(r, fd < 0 ? errno : -ret);
+		if (fd >= 0)
+			close(fd);
+	}
+	dcache_clear(r);
+	if (m->root_has_state && S_ISDIR(m->objs[0].mode) &&
+	    (m->objs[0].projid || fstap_fileattr_merge_flags(0, (int)m->objs[0].attr_flags)) &&
+	    (ret = set_fileattr(&m->objs[0], r->rootfd)))
+		attr_failed(r, -ret);
+	return 0;
+}
+
 /* Early check that the data and the objects fit in the target. */
 static int check_space(struct run *r)
 {
@@ -627,6 +699,8 @@ int prep_run(struct prep_model *m, int dirfd, const struct prep_opts *o,
 	}
 	if (!ret)
 		ret = finish_dirs(&r);
+	if (!ret)
+		ret = finish_fileattrs(&r);
 	if (!ret && syncfs(dirfd)) {
 		ret = -errno;
 		if (asprintf(&r.errmsg, "cannot sync '%s': %s", o->dir_name, strerror(-ret)) < 0)

@@ -96,6 +96,7 @@ struct prep_obj {
 	uint64_t ino, size, rdev, uid, gid, nlink;
 	int64_t atime, mtime, ctime;
 	uint32_t mode;
+	uint32_t attr_flags, projid;	/* file attribute flags (FS_*_FL), project id */
 	uint32_t ntarget, nxattrs, nextents;
 	const uint8_t *target;
 	const struct prep_xattr *xattrs;
@@ -193,7 +194,7 @@ struct prep_stats {
 	uint64_t devnodes_placeholder;	/* device nodes made with a placeholder number */
 	uint64_t bytes;		/* data written */
 	uint64_t total_objects, total_bytes;	/* what the plan asks for */
-	uint64_t attr_failed;	/* owner, mode or times the target refused */
+	uint64_t attr_failed;	/* owner, mode, times or file attributes the target refused */
 	uint64_t xattr_failed;	/* xattrs the target refused */
 	int first_attr_err, first_xattr_err;
 	double seconds;

@@ -143,7 +143,7 @@ enum fstap_field_type {
 #define FSTAP_OPP_MUTATES	(1u << 2)	/* changes the file system */
 #define FSTAP_OPP_HANDLE	(1u << 3)	/* acts on an open handle (FH) */
 
-#define FSTAP_OP_MAX_FIELDS 16
+#define FSTAP_OP_MAX_FIELDS 20
 
 struct fstap_op_info {
 	const char *name;		/* JSON and CLI name, e.g. "copy_file_range" */

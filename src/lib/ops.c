@@ -65,7 +65,7 @@ static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
 	OP(PROCESS, "process", META, F(PID), F(PPID), F(COMM), F(CMDLINE), F(TIME), END),
 	OP(STATE_INODE, "state_inode", META, F(OBJ), F(MODE), F(OWNER_UID), F(OWNER_GID),
 	   F(SIZE), F(ATIME), F(MTIME), F(CTIME), F(INO), F(NLINK), F(RDEV), F(TARGET),
-	   F(XATTRS), F(EXTENTS), F(XATTR_SIZES), END),
+	   F(XATTRS), F(EXTENTS), F(XATTR_SIZES), F(FLAGS), F(PROJID), END),
 	OP(STATE_DENTRY, "state_dentry", META, F(OBJ), F(NAME), F(CHILD), END),
 	OP(LOSS, "loss", META, F(TIME), F(LOST), END),
 	OP(FOOTER, "footer", META, F(TIME), F(RECORDS), F(LOST), F(BYTES_READ),

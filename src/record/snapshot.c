@@ -1,8 +1,9 @@
 /*
  * snapshot.c: the initial state of the backing tree as STATE_INODE and
  * STATE_DENTRY records: type, mode, owner, size, times, inode number, link
- * count, device number, symlink target, xattrs and data extents (the rest of
- * a file is holes), so that `prepare` can rebuild it.
+ * count, device number, symlink target, xattrs, data extents (the rest of
+ * a file is holes), file attribute flags and project id, so that `prepare`
+ * can rebuild it.
  *
  * --snapshot=full walks the whole tree at mount, before the first request;
  * --snapshot=touched describes an object when the workload first looks it
@@ -18,9 +19,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>	/* FS_IOC_GETFLAGS, FS_IOC_FSGETXATTR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -112,6 +115,21 @@ static void read_extents(struct snapbuf *sb, int fd, off_t size, struct fstap_re
 	r->extents = sb->extents;
 }
 
+/*
+ * The file attribute flags (lsattr) and the project id of an open file or
+ * directory; left 0 where the file system has none (ENOTTY) or fd is O_PATH.
+ */
+static void read_fileattr(int fd, struct fstap_rec *r)
+{
+	struct fsxattr fsx;
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0)
+		r->flags_arg = (uint32_t)flags;
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx) == 0)
+		r->projid = fsx.fsx_projid;
+}
+
 int snap_inode(struct snapbuf *sb, int dirfd, const char *name, const struct stat *st,
 	       uint64_t obj, uint32_t value_max, snap_emit_fn emit, void *arg)
 {
@@ -146,6 +164,7 @@ int snap_inode(struct snapbuf *sb, int dirfd, const char *name, const struct sta
 			fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			read_xattrs(sb, fd, value_max, &r);
+			read_fileattr(fd, &r);
 			if (S_ISREG(st->st_mode) && st->st_size > 0)
 				read_extents(sb, fd, st->st_size, &r);
 			close(fd);

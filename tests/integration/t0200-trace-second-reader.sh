@@ -75,7 +75,7 @@ out({"op": "state_inode", "obj": 2, "mode": 0o100644, "owner_uid": 4294967295,
                 {"name": "user.DOSATTRIB", "value": "again"},
                 {"name": "user.left-out", "value": ""}],
      "extents": [[0, 4096], [8192, 1], [BIG2, 10], ["18446744073709551000", 600]],
-     "xattr_sizes": [6, 0, 7, 5, BIG]})
+     "xattr_sizes": [6, 0, 7, 5, BIG], "flags": 0x80020, "projid": BIG})
 out({"op": "state_inode", "obj": 3, "mode": 0o120777, "target": {"hex": "2f746d70ff"}})
 out({"op": "state_inode", "obj": 4, "mode": 0o100600, "size": 20000,
      "xattrs": [{"name": "user.big", "value": {"hex": "ab" * 6000}}],   # larger than a 4k chunk

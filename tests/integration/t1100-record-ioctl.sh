@@ -8,7 +8,9 @@
 # another ioctl (FS_IOC_GETVERSION) fails with ENOTTY as FUSE refuses it.
 # The trace holds each ioctl with its command and values (and the refused
 # one with its number), and a replay on a fresh directory of the same file
-# system reproduces the flags and project ids. (Project ids are set on xfs:
+# system (prepare recreates the flags and project ids the tree had before:
+# nodump, immutable, a directory's project id) reproduces the flags and
+# project ids. (Project ids are set on xfs:
 # ext4's project feature needs quota support, which this kernel lacks, so
 # there chattr -p fails alike natively and through the mount.)
 . "$(dirname "$0")/lib-record.sh"
@@ -56,6 +58,7 @@ try:
     print("O_APPEND: written")
 except OSError as e:
     print("O_APPEND:", os.strerror(e.errno))' "$D/rootf"
+		sh -c "echo more >>'$D/frozen'" 2>/dev/null || echo "append to immutable: refused"
 		chattr +i "$D/dir" && echo "chattr +i: 0"
 		touch "$D/dir/new" 2>&1 || echo "touch in immutable dir: refused"
 		chattr -i "$D/dir" && chattr +dP "$D/dir" && echo "chattr -i +dP: 0"
@@ -78,14 +81,14 @@ except OSError as e:
 		as_user chattr +A "$D/udir" && echo "user chattr +A dir: 0"
 		as_user xfs_io -r -c lsproj "$D/userf"
 		echo "# final"
-		lsattr -p "$D/rootf" "$D/userf" "$D/keep"
+		lsattr -p "$D/rootf" "$D/userf" "$D/keep" "$D/frozen"
 		lsattr -pd "$D/dir" "$D/udir"
 	} 2>&1 | sed "s|$D|D|g"
 }
 
 # flags_of DIR: the flags and project ids of the workload's files, DIR as D
 flags_of() {
-	lsattr -p "$1/rootf" "$1/userf" "$1/keep" | sed "s|$1|D|"
+	lsattr -p "$1/rootf" "$1/userf" "$1/keep" "$1/frozen" | sed "s|$1|D|"
 	lsattr -pd "$1/dir" "$1/udir" | sed "s|$1|D|"
 }
 
@@ -115,7 +118,12 @@ one_fs() {
 		echo data >"$IMG_MNT/$d/rootf"
 		echo data >"$IMG_MNT/$d/userf"
 		echo data >"$IMG_MNT/$d/keep"
+		echo data >"$IMG_MNT/$d/frozen"
 		chown $U:$U "$IMG_MNT/$d/userf" "$IMG_MNT/$d/udir"
+		# flags and a project id from before the recording: the snapshot's
+		chattr +d "$IMG_MNT/$d/keep"
+		chattr +i "$IMG_MNT/$d/frozen"
+		[ $fs = ext4 ] || chattr -p 5 "$IMG_MNT/$d/udir"
 	done
 
 	run "$IMG_MNT/native" native >"$T/want"
@@ -129,6 +137,7 @@ one_fs() {
 	expect_grep "$T/want" "O_APPEND: written"
 	expect_grep "$T/want" "user chattr +a: refused"
 	expect_grep "$T/want" "user chattr +d on root's: refused"
+	expect_grep "$T/want" "append to immutable: refused"
 	expect_grep "$T/getversion.mnt" "FS_IOC_GETVERSION: Inappropriate ioctl for device"
 	flags_of "$IMG_MNT/b" >"$T/flags.b"
 	flags_of "$IMG_MNT/native" >"$T/flags.native"
@@ -154,6 +163,7 @@ one_fs() {
 	xfs)
 		expect_grep "$T/want" "   42 -----a---------------- D/rootf"
 		expect_grep "$T/want" "projid = 43"
+		expect_grep "$T/want" "    5 -------A-------------- D/udir"
 		has_ioctl "chattr -p 42 (FS_IOC_FSSETXATTR, projid 42)" \
 			".cmd == $FSSETX and .path == \"/rootf\" and .res == 0 and .projid == 42"
 		has_ioctl "xfs_io chproj 43" \

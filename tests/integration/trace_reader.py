@@ -159,7 +159,7 @@ OPS = {
                           ("owner_gid", U64), ("size", U64), ("atime", S64), ("mtime", S64),
                           ("ctime", S64), ("ino", U64), ("nlink", U64), ("rdev", U64),
                           ("target", BYTES), ("xattrs", XATTRS), ("extents", EXTENTS),
-                          ("xattr_sizes", U64_LIST)]),
+                          ("xattr_sizes", U64_LIST), ("flags", U64), ("projid", U64)]),
     130: ("state_dentry", [("obj", U64), ("name", NAME), ("child", U64)]),
     131: ("loss", [("t", U64), ("lost", U64)]),
     132: ("footer", [("t", U64), ("records", U64), ("lost", U64), ("bytes_read", U64),
