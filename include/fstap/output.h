@@ -50,5 +50,12 @@ const char *fstap_output_path(const struct fstap_output *o);
 int fstap_output_commit(struct fstap_output *o);
 /* Removes the temporary and frees o (NULL is fine): the old file stays. */
 void fstap_output_abort(struct fstap_output *o);
+/*
+ * The whole cycle for a file made by one function: open (checked against
+ * inputs), fn(stream, arg) returning 0 or -errno, then commit, or abort on
+ * fn's error with "cannot write 'PATH': ...".
+ */
+int fstap_output_write(const char *path, const char *const *inputs,
+		       int (*fn)(FILE *f, void *arg), void *arg);
 
 #endif

@@ -521,28 +521,29 @@ static int check_out(const char *dir, const char *trace)
 	return 0;
 }
 
+struct result_file {
+	const struct cmp_results *res;
+	int (*fn)(FILE *, const struct cmp_results *);
+};
+
+static int result_fn(FILE *f, void *arg)
+{
+	const struct result_file *rf = arg;
+
+	return rf->fn(f, rf->res);
+}
+
 /* Writes DIR/NAME with fn, through a temporary renamed into place. */
 static int write_file(const char *dir, const char *name, const char *trace,
 		      const struct cmp_results *res,
 		      int (*fn)(FILE *, const struct cmp_results *))
 {
 	const char *inputs[] = { trace, NULL };
-	struct fstap_output *dst;
+	struct result_file rf = { res, fn };
 	char path[PATH_MAX];
-	FILE *f;
-	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if ((ret = fstap_output_open(&dst, path, inputs)))
-		return ret;
-	f = fstap_output_stream(dst);
-	ret = f ? fn(f, res) : -ENOMEM;
-	if (ret) {
-		fstap_error(ret, "cannot write '%s': %s", path, strerror(-ret));
-		fstap_output_abort(dst);
-		return ret;
-	}
-	return fstap_output_commit(dst);
+	return fstap_output_write(path, inputs, result_fn, &rf);
 }
 
 static int json_fn(FILE *f, const struct cmp_results *res)

@@ -11,6 +11,7 @@
 
 #include "cli/cmd.h"
 #include "fstap/log.h"
+#include "fstap/output.h"
 #include "../../replay/replay.h"
 
 #define DIVLOG_DEFAULT_MAX 100
@@ -50,30 +51,48 @@ static const char usage[] =
 	"  --no-progress      no progress line on a terminal\n"
 	"  -h, --help         this help\n"
 	"\n"
+	"The files of --json, --csv and --divergences are renamed into place when\n"
+	"complete (an existing one stays as it was after an error); one that is\n"
+	"TRACE (also through a link) is refused before the replay runs.\n"
+	"\n"
 	"Exit status: 0 when the replay ran (divergences are results, not failures),\n"
 	"1 on errors, 2 on usage errors.\n";
 
-static FILE *open_out(const char *path, bool *is_stdout)
+typedef int report_fn(FILE *, struct rp_result *const *, unsigned, const struct rp_options *);
+
+struct report {
+	report_fn *fn;
+	struct rp_result *const *runs;
+	unsigned n;
+	const struct rp_options *o;
+};
+
+static int report_write(FILE *f, void *arg)
 {
-	*is_stdout = !strcmp(path, "-");
-	return *is_stdout ? stdout : fopen(path, "we");
+	const struct report *r = arg;
+
+	return r->fn(f, r->runs, r->n, r->o);
 }
 
-static int write_report(const char *path, int (*fn)(FILE *, struct rp_result *const *, unsigned,
-						       const struct rp_options *),
-			struct rp_result *const *runs, unsigned n, const struct rp_options *o)
+/* Writes path ('-': stdout) with fn, through a temporary renamed into place. */
+static int write_report(const char *path, report_fn *fn, struct rp_result *const *runs,
+			unsigned n, const struct rp_options *o)
 {
-	bool out;
-	FILE *f = open_out(path, &out);
-	int ret;
+	const char *inputs[] = { o->trace, NULL };
+	struct report r = { fn, runs, n, o };
 
-	if (!f)
-		return fstap_error(-errno, "cannot create '%s': %s", path, strerror(errno));
-	ret = fn(f, runs, n, o);
-	if (!out && fclose(f) && !ret)
-		ret = -errno;
-	if (ret)
-		return fstap_error(ret, "cannot write '%s': %s", path, strerror(-ret));
+	return fstap_output_write(path, inputs, report_write, &r);
+}
+
+/* Refuses a report file that is the trace, before the replay runs. */
+static int check_reports(const char *trace, const char *const *paths, size_t n)
+{
+	const char *inputs[] = { trace, NULL };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (paths[i] && fstap_output_check(paths[i], inputs))
+			return -EEXIST;
 	return 0;
 }
 
@@ -191,6 +210,12 @@ int cmd_replay(int argc, char **argv)
 	o.divlog_max = divlog ? divmax : 0;
 	o.trace = argv[optind];
 	o.dir = argv[optind + 1];
+	{
+		const char *reports[] = { json, csv, divlog };
+
+		if (check_reports(o.trace, reports, 3))
+			return 1;
+	}
 	o.progress = progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 
 	res = calloc(runs, sizeof(*res));

@@ -357,6 +357,29 @@ int fstap_output_commit(struct fstap_output *o)
 	return ret;
 }
 
+int fstap_output_write(const char *path, const char *const *inputs,
+		       int (*fn)(FILE *f, void *arg), void *arg)
+{
+	struct fstap_output *o;
+	FILE *f;
+	int ret;
+
+	if ((ret = fstap_output_open(&o, path, inputs)))
+		return ret;
+	f = fstap_output_stream(o);
+	errno = 0;
+	ret = f ? fn(f, arg) : -ENOMEM;
+	/* a stream error says only EIO: the write that failed left the cause in errno */
+	if (ret == -EIO && f && ferror(f) && errno > 0)
+		ret = -errno;
+	if (ret) {
+		fstap_error(ret, "cannot write '%s': %s", path, strerror(-ret));
+		fstap_output_abort(o);
+		return ret;
+	}
+	return fstap_output_commit(o);
+}
+
 void fstap_output_abort(struct fstap_output *o)
 {
 	if (!o)

@@ -164,24 +164,35 @@ static int wait_request(struct rec_stop *st, long ms)
 	return 0;
 }
 
-/* Unmounts; while the mount is in use, waits (saying so once) or detaches it on a new request. */
+static void tell_waiting(const char *mountpoint, uint64_t mnt)
+{
+	unsigned n = count_users(mnt);
+
+	if (n)
+		fstap_info("waiting for %u process%s still using '%s' (stop again to detach it)",
+			   n, n == 1 ? "" : "es", mountpoint);
+	else
+		fstap_info("waiting for '%s' to be no longer in use (stop again to detach it)",
+			   mountpoint);
+}
+
+/*
+ * Unmounts; while the mount is in use, waits (saying so once, when it is
+ * still busy at the second attempt: the kernel may hold it a moment after
+ * a process exits) or detaches it on a new request.
+ */
 static void unmount_when_unused(struct rec_stop *st)
 {
 	uint64_t mnt = mount_id(st->mountpoint);
-	bool told = false;
+	unsigned tries = 0;
 	int ret;
 
 	for (;;) {
 		ret = try_unmount(st->mountpoint, mnt, false);
 		if (ret != -EBUSY)
 			break;
-		if (!told) {
-			unsigned n = count_users(mnt);
-
-			fstap_info("waiting for %u process%s still using '%s' (stop again to detach it)",
-				   n, n == 1 ? "" : "es", st->mountpoint);
-			told = true;
-		}
+		if (++tries == 2)
+			tell_waiting(st->mountpoint, mnt);
 		if (wait_request(st, RETRY_MS) == 0) {
 			if (atomic_load(&st->quit))
 				return;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0300: no command destroys a file it was given. Every command that writes
-# a file (export, import, filter, reorder, compare --out) refuses an output
+# a file (export, import, filter, reorder, replay --json/--csv/--divergences,
+# compare --out) refuses an output
 # that is its input (directly, through a hard link, through a symlink) with
 # one line and exit 1, the input unchanged byte for byte; on a full disk (a
 # filled ext4 loop image) it fails naming the cause, the old output stays as
@@ -53,7 +54,11 @@ for o in "$T/t.trace" "$T/hard.trace" "$T/sym.trace"; do
 	refuses "$o" "$T/t.trace" "$FSTAP" export -o "$o" "$T/t.trace"
 	refuses "$o" "$T/t.trace" "$FSTAP" filter --op=read "$T/t.trace" -o "$o"
 	refuses "$o" "$T/t.trace" "$FSTAP" reorder --by=name "$T/t.trace" -o "$o"
+	for r in json csv divergences; do
+		refuses "$o" "$T/t.trace" "$FSTAP" replay --$r="$o" "$T/t.trace" "$T/target"
+	done
 done
+[ -z "$(ls -A "$T/target")" ] || fail "a refused replay ran: $(ls -A "$T/target")"
 expect_grep "$T/err" "(the same file, through a symlink)"
 for o in "$T/t.jsonl" "$T/hard.jsonl" "$T/sym.jsonl"; do
 	refuses "$o" "$T/t.jsonl" "$FSTAP" import -o "$o" "$T/t.jsonl"
@@ -116,6 +121,8 @@ full_fails "$FSTAP" export -o "$FULL/old.jsonl" "$T/t.trace"
 full_fails "$FSTAP" import -o "$FULL/old.trace" "$T/t.jsonl"
 full_fails "$FSTAP" filter --op=read "$T/t.trace" -o "$FULL/old.trace"
 full_fails "$FSTAP" reorder --by=name "$T/t.trace" -o "$FULL/old.trace"
+full_fails "$FSTAP" replay --json="$FULL/old.jsonl" "$T/t.trace" "$T/target"
+rm -rf "$T/target" && mkdir "$T/target"
 full_fails "$FSTAP" compare --target=d="$T/target" --runs=1 --image-dir="$T" \
 	--no-progress --out="$FULL/res" "$T/t.trace"
 # with room again, the same commands replace the old outputs

@@ -57,7 +57,7 @@ json_get() {
 }
 
 # --- SIGINT, SIGTERM, -q ---------------------------------------------------------
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
 	rec_start "$T/m" -o "$T/$sig.trace" "$T/b" "$T/m" || exit 1
 	[ "$(cat "$T/m/d/x")" = hello ] || fail "cannot read through the mount"
 	kill -$sig "$REC_PID"
@@ -83,6 +83,13 @@ rc=$?
 set -e
 [ "$rc" = 3 ] || fail "record -- CMD exited $rc, not the command's 3"
 summary_of "$T/rec.err" "$T/c3.trace"
+# the command leaves a process behind on the mount: waited for, said once
+"$FSTAP" record -o "$T/cb.trace" "$T/b" -- sh -c 'cd b/d || exit 1; sleep 1 </dev/null >/dev/null 2>&1 &' \
+	2>"$T/rec.err" || fail "record -- CMD with a process left behind failed: $(cat "$T/rec.err")"
+expect_grep "$T/rec.err" "fstap: waiting for 1 process still using '$T/b' (stop again to detach it)"
+ALSO_LINES=1
+summary_of "$T/rec.err" "$T/cb.trace"
+ALSO_LINES=0
 # SIGTERM to fstap alone: the command gets it, exits by it, the trace is complete
 "$FSTAP" record -o "$T/ct.trace" "$T/b" -- sh -c 'cat b/d/x >/dev/null; exec sleep 60' \
 	>/dev/null 2>"$T/rec.err" &
