@@ -5,8 +5,11 @@
 # is the command's, and a SIGTERM sent to fstap alone goes on to the
 # command. A mount point still used by a process (of another user) is not
 # torn away: the recorder says once that it waits, keeps serving, and ends
-# cleanly when the process leaves; a second signal detaches it. As an
-# unprivileged user too, where this machine lets one open /dev/fuse.
+# cleanly when the process leaves; a second signal detaches it. And the
+# recorder as an unprivileged user (fusermount3): where /dev/fuse is not
+# open to users (0600, as in some containers), the test runs itself again
+# in a private mount namespace with a 0666 node bound over /dev/fuse, as
+# Debian installs it; nothing of that is seen outside the namespace.
 . "$(dirname "$0")/lib-record.sh"
 need_fuse
 command -v setpriv >/dev/null 2>&1 || skip "setpriv is missing (util-linux)"
@@ -19,6 +22,15 @@ chmod 755 "$T/m" "$T/b" "$T/b/d"
 chmod 644 "$T/b/d/x"
 AS_USER="setpriv --reuid=$U --regid=$U --clear-groups"	# not a function: $! must be its pid
 as_user() { $AS_USER "$@"; }
+if [ -z "${FSTAP_T1130_NS:-}" ] && ! $AS_USER sh -c 'exec 3<>/dev/fuse' 2>/dev/null &&
+	command -v unshare >/dev/null 2>&1; then
+	mknod "$T/fuse" c "0x$(stat -c %t /dev/fuse)" "0x$(stat -c %T /dev/fuse)"
+	chmod 666 "$T/fuse"
+	set +e
+	FSTAP_T1130_NS=1 unshare -m --propagation private \
+		sh -c "mount --bind '$T/fuse' /dev/fuse && exec sh '$0'"
+	exit $?
+fi
 SLEEPER=
 test_cleanup_extra() { if [ -n "$SLEEPER" ]; then kill "$SLEEPER" 2>/dev/null || true; fi; }
 
