@@ -1549,26 +1549,31 @@ static int64_t list_result(const struct rp_task *t, size_t len)
 }
 
 /*
- * The list is read into the executor's buffer whatever the recorded size
- * (one call, as recorded), so that a target that lists names of its own
- * (xfs's copies of the ACLs, fstap/xattr.h) is told from a divergence:
- * when the whole list does not give the recorded result and the list
- * without those names does, that is the result. Size 0 (the caller asks
- * for the length) and ERANGE are answered as the kernel would.
+ * The call as recorded. Only when its result differs from the recording
+ * does the target's list get a second look, whole (a second call when the
+ * first had no room for it): a target that lists names of its own (xfs's
+ * copies of the ACLs, fstap/xattr.h) is not a divergence when the list
+ * without them gives the recorded result for the recorded size.
  */
 static int64_t exec_listxattr(struct rp_exec *x, const struct rp_task *t)
 {
+	size_t need = t->rec.size > XATTR_LIST_MAX ? t->rec.size : XATTR_LIST_MAX;
 	int ret = xattr_at(x, t);
-	int64_t n;
+	int64_t n, whole, mine;
 
 	if (ret)
 		return ret;
-	if ((ret = grow_buf(&x->buf, &x->bufcap, XATTR_LIST_MAX, false)))
+	if ((ret = grow_buf(&x->buf, &x->bufcap, need, false)))
 		return ret;
-	n = SYSVAL(llistxattr(x->name, (char *)x->buf, XATTR_LIST_MAX));
-	if (n < 0 || list_result(t, (size_t)n) == t->rec.result)
-		return n < 0 ? n : list_result(t, (size_t)n);
-	return list_result(t, fstap_xattr_list_len_without_fs_own((char *)x->buf, (size_t)n));
+	n = SYSVAL(llistxattr(x->name, t->rec.size ? (char *)x->buf : NULL, t->rec.size));
+	if (n == t->rec.result || (n < 0 && n != -ERANGE))
+		return n;
+	whole = n >= 0 && t->rec.size ? n
+		: SYSVAL(llistxattr(x->name, (char *)x->buf, XATTR_LIST_MAX));
+	if (whole < 0)
+		return n;
+	mine = list_result(t, fstap_xattr_list_len_without_fs_own((char *)x->buf, (size_t)whole));
+	return mine == t->rec.result ? mine : n;
 }
 
 static int64_t exec_removexattr(struct rp_exec *x, const struct rp_task *t)
