@@ -71,7 +71,8 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2170-replay-devices.sh \
 	tests/integration/t2180-replay-posix-suite.sh \
 	tests/integration/t2200-roundtrip.sh \
-	tests/integration/t2300-replay-apps.sh
+	tests/integration/t2300-replay-apps.sh \
+	tests/integration/t2310-replay-xattr-apps.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
 
 # t2150's long synthetic trace, written directly (JSON import is too slow)

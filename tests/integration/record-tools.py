@@ -7,7 +7,8 @@
                                 what a non-owner may not do there
   tree DIR [--replayed]         print the tree below DIR: path, type, mode,
                                 owner, link count, size, content hash, xattrs
-                                (names and values), link target; --replayed:
+                                (names and values; not xfs's own copies of
+                                the ACLs, trusted.SGI_ACL_*), link target; --replayed:
                                 what a replay reproduces, without the content
                                 hashes (replay writes other bytes) and the
                                 link counts of directories (each file system
@@ -108,6 +109,11 @@ def workload(root, forbidden=None):
         step("owner_check", lambda: "%d:%d" % (os.stat(p("kept")).st_uid, os.stat(p("kept")).st_gid))
 
 
+# xfs's own copies of a file's ACLs (include/fstap/xattr.h): the file
+# system's, made with system.posix_acl_*, not the application's.
+FS_OWN_XATTRS = ("trusted.SGI_ACL_FILE", "trusted.SGI_ACL_DEFAULT")
+
+
 def tree(root, replayed=False):
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
@@ -126,7 +132,7 @@ def tree(root, replayed=False):
             elif stat.S_ISLNK(st.st_mode):
                 line.append("-> " + os.readlink(path))
             if not stat.S_ISLNK(st.st_mode):
-                xs = sorted(os.listxattr(path))
+                xs = sorted(x for x in os.listxattr(path) if x not in FS_OWN_XATTRS)
                 line += ["%s=%r" % (x, os.getxattr(path, x)) for x in xs]
             print(" ".join(line))
 
