@@ -1723,6 +1723,7 @@ const struct rp_exec_op rp_exec_ops[FSTAP_OP_NR] = {
 	NOT(STATE_DENTRY, "initial state: fstap prepare"),
 	NOT(LOSS, "metadata record"),
 	NOT(FOOTER, "metadata record"),
+	NOT(WATERMARK, "metadata record"),
 };
 
 /* --order=none: counts an op that runs after a later-recorded op on a resource. */

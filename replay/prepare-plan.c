@@ -375,9 +375,12 @@ int prep_model_read(struct prep_model *m, const char *trace, char **errmsg)
 		const char *why = ret == -ENOMEM ? "out of memory" : fstap_reader_errmsg(r);
 
 		*errmsg = strdup(why && *why ? why : strerror(-ret));
-	} else if (!fstap_reader_complete(r)) {
-		/* Not an error: the state before the tear is whole. */
-		*errmsg = strdup(fstap_reader_errmsg(r));
+	} else {
+		char line[256];
+
+		/* Not an error: the state before the cut is whole. */
+		if (fstap_reader_notice(r, "prepared", line, sizeof(line)))
+			*errmsg = strdup(line);
 	}
 	fstap_reader_close(r);
 	return ret < 0 ? ret : 0;

@@ -70,6 +70,7 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2165-replay-sync-writes.sh \
 	tests/integration/t2170-replay-devices.sh \
 	tests/integration/t2180-replay-posix-suite.sh \
+	tests/integration/t2190-replay-torn-trace.sh \
 	tests/integration/t2200-roundtrip.sh \
 	tests/integration/t2300-replay-apps.sh \
 	tests/integration/t2310-replay-xattr-apps.sh

@@ -1430,7 +1430,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	struct fstap_reader *rd = NULL;
 	struct rp_result *res;
 	struct stat st;
-	char *msg = NULL;
+	char *msg = NULL, line[256];
 	json_t *meta;
 	uint64_t window;
 	int root_fd, ret;
@@ -1500,8 +1500,8 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	progress(&r, true);
 
 	res->incomplete = !fstap_reader_complete(rd);
-	if (!ret && res->incomplete)
-		fstap_warn("%s; replayed what it holds", fstap_reader_errmsg(rd));
+	if (!ret && fstap_reader_notice(rd, "replayed", line, sizeof(line)))
+		fstap_warn("%s", line);
 	res->workers = (unsigned)r.nw;
 	res->handles_left = rp_shared_open_handles(r.sh);
 	for (i = 0; i < r.nw; i++) {

@@ -62,8 +62,9 @@ enum fstap_op {
 	FSTAP_OP_STATE_DENTRY = 130,	/* initial state: one name of an object */
 	FSTAP_OP_LOSS = 131,		/* records the recorder had to drop */
 	FSTAP_OP_FOOTER = 132,		/* totals; the last record of a complete trace */
+	FSTAP_OP_WATERMARK = 133,	/* every record that ended before t is written (1.1) */
 
-	FSTAP_OP_NR = 133
+	FSTAP_OP_NR = 134
 };
 
 /* The fields a record type may carry; each has one encoding and one JSON key. */

@@ -40,6 +40,13 @@
 #define FSTAP_CHUNK_THREADS_MAX 256	/* interned (tid, pid) per chunk */
 #define FSTAP_ROOT_OBJ 1		/* object id of the traced root directory */
 
+/*
+ * File header flags (struct fstap_trace_info.flags). WATERMARKS: the writer
+ * states watermark records, so a reader cuts an incomplete trace at the last
+ * one (docs/trace-format.md, "How a reader ends").
+ */
+#define FSTAP_TF_WATERMARKS (1u << 0)
+
 /* Record flags (struct fstap_rec.flags), operation records only. */
 #define FSTAP_RF_KERNEL (1u << 0)	/* the kernel made this request on its own */
 
@@ -190,6 +197,15 @@ int fstap_writer_add(struct fstap_writer *w, const struct fstap_rec *rec);
 int fstap_writer_put_chunk(struct fstap_writer *w, const struct fstap_chunk_enc *enc);
 /* Writes buffered records to the file (not fsync). */
 int fstap_writer_flush(struct fstap_writer *w);
+/*
+ * Writes a watermark record after everything written so far, and flushes:
+ * the caller states that every operation record that ended (start_ns +
+ * dur_ns) before t_ns is in the file before it, or was counted lost. For
+ * writers that interleave chunks from several producers (the recorder);
+ * open with FSTAP_TF_WATERMARKS in the info flags. A t_ns not above the last
+ * watermark is ignored.
+ */
+int fstap_writer_watermark(struct fstap_writer *w, uint64_t t_ns);
 /* Records dropped upstream, reported in the footer. Thread-safe. */
 void fstap_writer_count_lost(struct fstap_writer *w, uint64_t n);
 /*
@@ -222,6 +238,39 @@ const struct fstap_trace_info *fstap_reader_info(const struct fstap_reader *r);
  * of unknown types are skipped and counted.
  */
 int fstap_reader_next(struct fstap_reader *r, struct fstap_rec *rec);
+/*
+ * A trace without its footer is cut: only the operation records known to be
+ * in its complete prefix are delivered (docs/trace-format.md, "How a reader
+ * ends"). Call before the first fstap_reader_next to get every record the
+ * file holds instead (export, filter: they keep the watermarks, so the
+ * output is cut the same way when it is read).
+ */
+void fstap_reader_keep_torn(struct fstap_reader *r);
+
+/* What the cut of an incomplete trace kept; valid after the end. */
+struct fstap_cut {
+	bool cut;		/* the trace had no footer and was cut */
+	bool by_watermark;	/* at its last watermark (else: end - sort window) */
+	uint64_t cutoff_ns;	/* records that ended before this were delivered */
+	uint64_t end_ns;	/* the latest end of a record (or watermark) read */
+	uint64_t records;	/* operation records delivered */
+	uint64_t records_read;	/* operation records the file holds */
+};
+const struct fstap_cut *fstap_reader_cut(const struct fstap_reader *r);
+/*
+ * The one-line notice of a cut, e.g. "incomplete trace: replayed the first
+ * 12.3 s of 15.0 s, 41 200 of 52 000 records" (verb: "replayed"). -EINVAL if
+ * c is not a cut.
+ */
+int fstap_cut_notice(const struct fstap_cut *c, const char *verb, char *buf, size_t len);
+
+/*
+ * After the end of an incomplete trace: the line to warn with (the cut's
+ * notice, or why the trace is incomplete when it was read whole); false
+ * when there is nothing to say (complete, or an error).
+ */
+bool fstap_reader_notice(const struct fstap_reader *r, const char *verb, char *buf, size_t len);
+
 /* After the end: whether the footer was read, and its totals. */
 bool fstap_reader_complete(const struct fstap_reader *r);
 const struct fstap_footer *fstap_reader_footer(const struct fstap_reader *r);

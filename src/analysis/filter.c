@@ -58,6 +58,7 @@ struct flt {
 	uint64_t *stack;
 	size_t nstack, capstack;
 	struct an_filter_stats st;
+	struct fstap_cut cut;		/* how pass 1 found the input cut */
 };
 
 static bool kept(const struct flt *f, uint64_t idx)
@@ -389,6 +390,7 @@ static int decide(struct flt *f, const char *in)
 		fstap_error(ret, "out of memory");
 	else if (ret < 0)
 		fstap_error(ret, "%s", fstap_reader_errmsg(r));
+	f->cut = *fstap_reader_cut(r);
 	fstap_sorter_free(s);
 	fstap_reader_close(r);
 	return ret < 0 ? ret : 0;
@@ -450,12 +452,14 @@ static int write_out(struct flt *f, const char *in, const char *out)
 	struct fstap_rec rec;
 	uint64_t idx = 0, end_ns = 0;
 	bool has_footer = false;
-	char *step = NULL;
+	char *step = NULL, line[256];
 	int ret;
 
 	if ((ret = an_open_sorted(in, &r, &s)))
 		return ret;
 	info = *fstap_reader_info(r);
+	if (f->cut.cut)	/* the output ends where the input was cut */
+		info.flags |= FSTAP_TF_WATERMARKS;
 	step = transform_step(in, f->o, &f->st);
 	info.metadata_json = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
 	if (!info.metadata_json) {
@@ -488,8 +492,12 @@ static int write_out(struct flt *f, const char *in, const char *out)
 		fstap_error(ret, "%s", fstap_reader_errmsg(r));
 		goto done;
 	}
-	if (!fstap_reader_complete(r))
-		fstap_warn("%s; the output has no footer either", fstap_reader_errmsg(r));
+	if (fstap_reader_notice(r, "filtered", line, sizeof(line)))
+		fstap_warn("%s; the output has no footer either", line);
+	if (f->cut.cut && (ret = fstap_writer_watermark(w, f->cut.cutoff_ns))) {
+		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));
+		goto done;
+	}
 	ret = fstap_writer_close(w, end_ns, !fstap_reader_complete(r));
 	if (ret) {
 		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));

@@ -600,7 +600,9 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	struct fstap_trace_info info;
 	struct item *items = NULL;
 	bool has_footer = false;
-	char *step = NULL;
+	struct fstap_cut cut;
+	uint64_t out_end = 1;
+	char *step = NULL, line[256];
 	json_t *j;
 	int ret;
 
@@ -619,6 +621,10 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 		if (!c) {
 			ret = -ENOMEM;
 			break;
+		}
+		if (rec.op == FSTAP_OP_WATERMARK) {	/* not true of the new order */
+			free(c);
+			continue;
 		}
 		if (fstap_op_is_meta(rec.op)) {
 			if (grow((void **)&meta, &capmeta, nmeta, sizeof(*meta))) {
@@ -645,8 +651,9 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 			fstap_error(ret, "%s", fstap_reader_errmsg(r));
 		goto done;
 	}
-	if (!fstap_reader_complete(r))
-		fstap_warn("%s; the output has no footer either", fstap_reader_errmsg(r));
+	cut = *fstap_reader_cut(r);
+	if (fstap_reader_notice(r, "reordered", line, sizeof(line)))
+		fstap_warn("%s; the output has no footer either", line);
 	/* the initial state first: names, types and inode numbers before any record */
 	ret = -ENOMEM;
 	if (an_objtab_new(&objs) || fstap_pathmap_new(&pm))
@@ -679,6 +686,10 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	step = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(j);
 	info = *fstap_reader_info(r);
+	/* the output's only watermark: where the input was cut */
+	info.flags &= ~FSTAP_TF_WATERMARKS;
+	if (cut.cut)
+		info.flags |= FSTAP_TF_WATERMARKS;
 	info.metadata_json = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
 	if (!info.metadata_json)
 		goto oom;
@@ -697,8 +708,12 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 		struct fstap_rec *c = ops[items[i].idx];
 
 		c->start_ns = items[i].t;
+		if (c->start_ns + c->dur_ns >= out_end)
+			out_end = c->start_ns + c->dur_ns + 1;
 		ret = fstap_writer_add(w, c);
 	}
+	if (!ret && cut.cut)	/* every record of the output is whole */
+		ret = fstap_writer_watermark(w, out_end);
 	if (!ret)
 		ret = fstap_writer_close(w, end_ns, !fstap_reader_complete(r));
 	if (ret) {

@@ -1017,6 +1017,7 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 	struct rep r = { .trace = trace };
 	struct fstap_rec rec;
 	json_t *root = NULL;
+	char line[256];
 	int ret;
 	size_t i;
 
@@ -1040,8 +1041,8 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 	r.complete = fstap_reader_complete(rd);
 	if (r.complete)
 		r.lost = fstap_reader_footer(rd)->lost;
-	else
-		fstap_warn("%s", fstap_reader_errmsg(rd));
+	else if (fstap_reader_notice(rd, "reported", line, sizeof(line)))
+		fstap_warn("%s", line);
 	if (fstap_sorter_late(s))
 		fstap_warn("%llu records came later than the reorder window and are out of time order",
 			   (unsigned long long)fstap_sorter_late(s));

@@ -311,7 +311,7 @@ static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file
 	struct fstap_reader *r = NULL;
 	struct fstap_rec rec;
 	struct stat st;
-	char *msg = NULL;
+	char *msg = NULL, line[256];
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -348,6 +348,8 @@ static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file
 	}
 	if (ret < 0)
 		fstap_error(ret, "%s: %s", path, fstap_reader_errmsg(r));
+	else if (fstap_reader_notice(r, "compared", line, sizeof(line)))
+		fstap_warn("%s", line);
 	fstap_reader_close(r);
 	*file_size = stat(path, &st) ? 0 : (uint64_t)st.st_size;
 	return ret < 0 ? ret : 0;

@@ -73,6 +73,8 @@ int cmd_export(int argc, char **argv)
 		free(msg);
 		return 1;
 	}
+	/* lossless: every record, watermarks included; the import cuts the same way */
+	fstap_reader_keep_torn(r);
 	inputs[0] = argv[optind];
 	if (fstap_output_open(&dst, out_path ? out_path : "-", inputs)) {
 		status = 1;

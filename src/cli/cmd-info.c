@@ -40,7 +40,7 @@ int cmd_info(int argc, char **argv)
 	struct fstap_rec rec;
 	json_t *root, *by_op, *md;
 	bool as_json = false;
-	char *msg = NULL, *text;
+	char *msg = NULL, *text, line[256];
 	int c, ret, status = 0;
 	unsigned i;
 
@@ -102,8 +102,18 @@ int cmd_info(int argc, char **argv)
 					     " records, the trace holds %" PRIu64, argv[optind],
 					     f->records, ops);
 	}
-	if (ret >= 0 && !fstap_reader_complete(r))
+	if (ret >= 0 && !fstap_reader_complete(r)) {
+		const struct fstap_cut *cut = fstap_reader_cut(r);
+
 		json_object_set_new(root, "incomplete", json_string(fstap_reader_errmsg(r)));
+		json_object_set_new(root, "cut",
+				    json_pack("{s:b, s:I, s:I, s:I, s:I}",
+					      "by_watermark", cut->by_watermark,
+					      "cutoff_ns", (json_int_t)cut->cutoff_ns,
+					      "end_ns", (json_int_t)cut->end_ns,
+					      "records", (json_int_t)cut->records,
+					      "records_read", (json_int_t)cut->records_read));
+	}
 	if (as_json) {
 		text = json_dumps(root, JSON_INDENT(2));
 		if (text)
@@ -139,8 +149,8 @@ int cmd_info(int argc, char **argv)
 		}
 	}
 	json_decref(root);
-	if (ret >= 0 && !fstap_reader_complete(r))
-		fstap_warn("%s", fstap_reader_errmsg(r));
+	if (ret >= 0 && fstap_reader_notice(r, "counted", line, sizeof(line)))
+		fstap_warn("%s", line);
 	fstap_reader_close(r);
 	return status;
 }

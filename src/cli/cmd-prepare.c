@@ -194,7 +194,7 @@ int cmd_prepare(int argc, char **argv)
 		fstap_error(1, "%s", msg ? msg : strerror(-ret));
 		goto out;
 	}
-	if (msg)	/* an incomplete trace: its state is whole up to the tear */
+	if (msg)	/* an incomplete trace: its state is whole up to the cut */
 		fstap_warn("%s", msg);
 	free(msg);
 	msg = NULL;

@@ -372,7 +372,7 @@ int fstap_jsonl_record(struct fstap_jbuf *jb, const struct fstap_rec *rec,
 	for (i = 0; i < oi->nfields; i++)
 		put_field(jb, rec, fstap_field_info(oi->fields[i]));
 	if (pm && rec->op != FSTAP_OP_PROCESS && rec->op != FSTAP_OP_LOSS &&
-	    rec->op != FSTAP_OP_FOOTER) {
+	    rec->op != FSTAP_OP_FOOTER && rec->op != FSTAP_OP_WATERMARK) {
 		if ((oi->props & FSTAP_OPP_DIRENT) || rec->op == FSTAP_OP_STATE_DENTRY)
 			jb_path(jb, "path",
 				path, fstap_pathmap_entry_path(pm, rec->obj, rec->name, path, sizeof(path)));

@@ -70,6 +70,7 @@ static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
 	OP(LOSS, "loss", META, F(TIME), F(LOST), END),
 	OP(FOOTER, "footer", META, F(TIME), F(RECORDS), F(LOST), F(BYTES_READ),
 	   F(BYTES_WRITTEN), END),
+	OP(WATERMARK, "watermark", META, F(TIME), END),
 };
 
 #define FI(id, k, t, m) [FSTAP_F_##id] = { k, FSTAP_FT_##t, offsetof(struct fstap_rec, m), \

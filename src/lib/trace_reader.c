@@ -7,15 +7,51 @@
  *    before it are all delivered and the message says where it ends;
  *  - corrupt: a checksum, magic or length that is wrong in bytes that are
  *    all present; -EBADMSG with the byte offset of the chunk.
+ *
+ * The cut of an incomplete trace: the recorder's threads reach the file in
+ * chunks at different times, so a torn trace holds records of one thread
+ * that are later than the last ones it holds of another. Unless the caller
+ * asks for every record (fstap_reader_keep_torn), the reader delivers only
+ * the complete prefix: the operation records that ended before the cutoff,
+ * which is the last watermark record of a trace whose header has
+ * FSTAP_TF_WATERMARKS, else, for a trace of fstap record (its metadata's
+ * "tool") of format 1.0, the latest end time read minus the sort window
+ * (two flush intervals). Other traces (imported, written by hand) were
+ * written in one stream, in order: their torn tail is all they lose. A trace that ends with its footer needs no cut: a
+ * regular file's footer is looked for when it is opened, and then records
+ * go straight from the chunk to the caller. A regular file without it is
+ * read once to find the cutoff, then again from its first chunk, dropping
+ * what is not before it. A pipe is read once: the reader holds the records
+ * not yet known to be before the cutoff, in file order (a few flush
+ * intervals of records), until it knows where the trace ends.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <jansson.h>
+
+#include "fstap/sort.h"
 #include "fstap/trace.h"
 #include "lib/codec_i.h"
+
+/* The held records of an incomplete trace and what is known of its end. */
+struct cutter {
+	bool on;			/* the footer was not seen at open: cut */
+	bool watermarks;		/* FSTAP_TF_WATERMARKS */
+	bool source_ended;		/* raw reading returned 0 */
+	bool fixed;			/* mark_ns is the final cutoff (found by a first pass) */
+	uint64_t window_ns;		/* without watermarks: the cutoff's lag */
+	uint64_t mark_ns;		/* records that ended before this are complete */
+	struct fstap_rec **held;	/* FIFO in file order: held[head..tail) */
+	size_t head, tail, cap;
+	struct fstap_rec *out;		/* delivered, freed on the next call */
+	struct fstap_cut stats;
+};
 
 struct fstap_reader {
 	FILE *f;
@@ -29,6 +65,7 @@ struct fstap_reader {
 	int error;
 	char msg[512];
 	struct fstap_footer footer;
+	struct cutter cut;
 	uint8_t *payload;
 	size_t payload_cap;
 	struct chunk_dec dec;		/* large: keep last */
@@ -68,6 +105,100 @@ static int open_fail(char **errmsg, int ret, const char *fmt, ...)
 		va_end(ap);
 	}
 	return ret;
+}
+
+/* The largest footer chunk looked for at the end of a file. */
+#define FOOTER_PROBE 256
+
+/*
+ * Whether a regular file ends with a footer chunk whose checksums are right
+ * (the records before it are checked as they are read). pread: the stream
+ * position is not moved.
+ */
+static bool footer_at_end(struct fstap_reader *r)
+{
+	uint8_t buf[FOOTER_PROBE];
+	struct stat st;
+	int fd = fileno(r->f);
+	ssize_t n;
+	size_t want, p;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= r->offset)
+		return false;
+	want = (uint64_t)st.st_size - r->offset < sizeof(buf) ? (size_t)(st.st_size - r->offset)
+								: sizeof(buf);
+	n = pread(fd, buf, want, st.st_size - (off_t)want);
+	if (n != (ssize_t)want || want < FSTAP_CHUNK_HEADER_SIZE)
+		return false;
+	for (p = want - FSTAP_CHUNK_HEADER_SIZE + 1; p-- > 0;) {
+		const uint8_t *h = buf + p;
+		uint32_t len = get_le32(h + 8);
+
+		if (get_le32(h) != FSTAP_CHUNK_MAGIC || !(get_le32(h + 4) & FSTAP_CHUNK_FOOTER) ||
+		    p + FSTAP_CHUNK_HEADER_SIZE + (uint64_t)len != want ||
+		    fstap_crc32c(0, h, 28) != get_le32(h + 28))
+			continue;
+		return fstap_crc32c(0, h + FSTAP_CHUNK_HEADER_SIZE, len) == get_le32(h + 24);
+	}
+	return false;
+}
+
+static int raw_next(struct fstap_reader *r, struct fstap_rec *rec);
+static void cut_learn(struct cutter *c, const struct fstap_rec *rec);
+
+/*
+ * A regular file without its footer: reads it once to learn its cutoff,
+ * then goes back to its first chunk (-errno if it cannot). A footer found
+ * after all (the file grew) turns the cut off.
+ */
+static int cut_prescan(struct fstap_reader *r)
+{
+	struct cutter *c = &r->cut;
+	uint64_t first = r->offset;
+	struct fstap_rec rec;
+
+	while (raw_next(r, &rec) == 1)
+		cut_learn(c, &rec);
+	if (fseeko(r->f, (off_t)first, SEEK_SET))
+		return -errno;
+	c->on = !r->complete;
+	c->fixed = true;
+	r->offset = first;
+	r->in_chunk = r->ended = r->complete = false;
+	r->error = 0;
+	r->msg[0] = '\0';
+	r->dec.skipped = 0;
+	memset(&r->footer, 0, sizeof(r->footer));
+	return 0;
+}
+
+/* Whether the metadata says that fstap record wrote the trace. */
+static bool from_recorder(const struct fstap_trace_info *info)
+{
+	json_t *meta = json_loads(info->metadata_json ? info->metadata_json : "{}",
+				  JSON_ALLOW_NUL, NULL);
+	const char *tool = json_string_value(json_object_get(meta, "tool"));
+	bool yes = tool && !strcmp(tool, "fstap record");
+
+	json_decref(meta);
+	return yes;
+}
+
+/* Decides whether this trace needs a cut; see the top of the file. */
+static int cut_init(struct fstap_reader *r)
+{
+	struct cutter *c = &r->cut;
+	struct stat st;
+
+	c->watermarks = r->info.flags & FSTAP_TF_WATERMARKS;
+	c->window_ns = fstap_sort_window_ns(&r->info);
+	/* a trace one writer wrote in order is complete up to its tear */
+	if (!c->watermarks && !from_recorder(&r->info))
+		return 0;
+	c->on = !footer_at_end(r);
+	if (c->on && !fstat(fileno(r->f), &st) && S_ISREG(st.st_mode))
+		return cut_prescan(r);
+	return 0;
 }
 
 int fstap_reader_open(struct fstap_reader **out, const char *path, char **errmsg)
@@ -144,6 +275,10 @@ int fstap_reader_open(struct fstap_reader **out, const char *path, char **errmsg
 		goto fail;
 	}
 	r->offset = FSTAP_FILE_HEADER_SIZE + meta_len;
+	if ((ret = cut_init(r))) {
+		ret = open_fail(errmsg, ret, "cannot read trace '%s': %s", path, strerror(-ret));
+		goto fail;
+	}
 	*out = r;
 	return 0;
 fail:
@@ -258,7 +393,8 @@ static int load_chunk(struct fstap_reader *r)
 	return 1;
 }
 
-int fstap_reader_next(struct fstap_reader *r, struct fstap_rec *rec)
+/* The next record as the file has it: what fstap_reader_next does without a cut. */
+static int raw_next(struct fstap_reader *r, struct fstap_rec *rec)
 {
 	int ret;
 
@@ -309,6 +445,201 @@ int fstap_reader_next(struct fstap_reader *r, struct fstap_rec *rec)
 	}
 }
 
+static uint64_t rec_end(const struct fstap_rec *rec)
+{
+	uint64_t end = rec->start_ns + rec->dur_ns;
+
+	return end < rec->start_ns ? UINT64_MAX : end;
+}
+
+/* Whether rec is known to be in the complete prefix of the trace. */
+static bool cut_keeps(const struct fstap_reader *r, const struct fstap_rec *rec)
+{
+	if (r->complete)
+		return true;
+	if (!fstap_op_is_meta(rec->op))
+		return rec_end(rec) < r->cut.mark_ns;
+	if (rec->op == FSTAP_OP_LOSS)
+		return rec->time_ns < r->cut.mark_ns;
+	return true;	/* initial state, processes, watermarks: not bound to a time */
+}
+
+/* Learns from a record read what is known to be complete. */
+static void cut_learn(struct cutter *c, const struct fstap_rec *rec)
+{
+	uint64_t end;
+
+	if (!fstap_op_is_meta(rec->op)) {
+		c->stats.records_read++;
+		end = rec_end(rec);
+		if (end > c->stats.end_ns)
+			c->stats.end_ns = end;
+		if (!c->watermarks && end > c->window_ns && end - c->window_ns > c->mark_ns)
+			c->mark_ns = end - c->window_ns;
+	} else if (rec->op == FSTAP_OP_WATERMARK && c->watermarks) {
+		if (rec->time_ns > c->mark_ns)
+			c->mark_ns = rec->time_ns;
+		if (rec->time_ns > c->stats.end_ns)
+			c->stats.end_ns = rec->time_ns;
+	}
+}
+
+static int cut_hold(struct cutter *c, const struct fstap_rec *rec)
+{
+	struct fstap_rec *copy;
+
+	if (c->tail == c->cap) {
+		if (c->head > c->cap / 2) {
+			memmove(c->held, c->held + c->head, (c->tail - c->head) * sizeof(*c->held));
+			c->tail -= c->head;
+			c->head = 0;
+		} else {
+			size_t cap = c->cap ? 2 * c->cap : 1024;
+			struct fstap_rec **p = realloc(c->held, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			c->held = p;
+			c->cap = cap;
+		}
+	}
+	copy = fstap_rec_clone(rec);
+	if (!copy)
+		return -ENOMEM;
+	c->held[c->tail++] = copy;
+	return 0;
+}
+
+static int cut_deliver(struct fstap_reader *r, struct fstap_rec *rec, struct fstap_rec *copy)
+{
+	struct cutter *c = &r->cut;
+
+	free(c->out);
+	c->out = copy;
+	if (copy)
+		*rec = *copy;
+	if (!fstap_op_is_meta(rec->op))
+		c->stats.records++;
+	return 1;
+}
+
+/* The source ended: what the cut was, for fstap_reader_cut. */
+static void cut_finish(struct fstap_reader *r)
+{
+	struct cutter *c = &r->cut;
+
+	c->source_ended = true;
+	if (r->complete || r->error)
+		return;
+	c->stats.cut = true;
+	c->stats.by_watermark = c->watermarks;
+	c->stats.cutoff_ns = c->mark_ns < c->stats.end_ns ? c->mark_ns : c->stats.end_ns;
+}
+
+/*
+ * fstap_reader_next with the cut: delivers held records in file order as
+ * they become known to be complete, and at the end of an incomplete trace
+ * drops those that are not.
+ */
+static int cut_next(struct fstap_reader *r, struct fstap_rec *rec)
+{
+	struct cutter *c = &r->cut;
+	struct fstap_rec in;
+	int ret;
+
+	if (c->fixed) {
+		while ((ret = raw_next(r, rec)) == 1)
+			if (cut_keeps(r, rec))
+				return cut_deliver(r, rec, NULL);
+		if (ret == 0)
+			cut_finish(r);
+		return ret;
+	}
+	for (;;) {
+		if (c->head < c->tail) {
+			struct fstap_rec *h = c->held[c->head];
+
+			if (cut_keeps(r, h)) {
+				c->head++;
+				return cut_deliver(r, rec, h);
+			}
+			if (c->source_ended) {
+				c->head++;
+				free(h);
+				continue;
+			}
+		} else if (c->source_ended) {
+			return 0;
+		}
+		ret = raw_next(r, &in);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			cut_finish(r);
+			continue;
+		}
+		cut_learn(c, &in);
+		if (c->head == c->tail && cut_keeps(r, &in)) {
+			*rec = in;
+			return cut_deliver(r, rec, NULL);
+		}
+		if ((ret = cut_hold(c, &in)))
+			return ret;
+	}
+}
+
+int fstap_reader_next(struct fstap_reader *r, struct fstap_rec *rec)
+{
+	return r->cut.on ? cut_next(r, rec) : raw_next(r, rec);
+}
+
+void fstap_reader_keep_torn(struct fstap_reader *r)
+{
+	r->cut.on = false;
+}
+
+const struct fstap_cut *fstap_reader_cut(const struct fstap_reader *r)
+{
+	return &r->cut.stats;
+}
+
+/* v with a space between groups of three digits: 41 200. */
+static void group_digits(uint64_t v, char *out, size_t len)
+{
+	char digits[24];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ' ';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+}
+
+int fstap_cut_notice(const struct fstap_cut *c, const char *verb, char *buf, size_t len)
+{
+	char kept[32], read[32];
+
+	if (!c->cut)
+		return -EINVAL;
+	group_digits(c->records, kept, sizeof(kept));
+	group_digits(c->records_read, read, sizeof(read));
+	snprintf(buf, len, "incomplete trace: %s the first %.1f s of %.1f s, %s of %s records",
+		 verb, (double)c->cutoff_ns / 1e9, (double)c->end_ns / 1e9, kept, read);
+	return 0;
+}
+
+bool fstap_reader_notice(const struct fstap_reader *r, const char *verb, char *buf, size_t len)
+{
+	if (r->complete || r->error || !r->ended)
+		return false;
+	if (fstap_cut_notice(&r->cut.stats, verb, buf, len))
+		snprintf(buf, len, "%s", r->msg);
+	return true;
+}
+
 bool fstap_reader_complete(const struct fstap_reader *r)
 {
 	return r->complete;
@@ -341,6 +672,10 @@ void fstap_reader_close(struct fstap_reader *r)
 	if (r->own_file && r->f)
 		fclose(r->f);
 	chunk_dec_release(&r->dec);
+	while (r->cut.head < r->cut.tail)
+		free(r->cut.held[r->cut.head++]);
+	free(r->cut.held);
+	free(r->cut.out);
 	free(r->payload);
 	free(r->info.metadata_json);
 	free(r->path);

@@ -5,7 +5,9 @@
  * opened itself; a descriptor handed in is the caller's). Meant for one
  * thread (the recorder's writer thread); only the lost-record counter may be
  * touched by others. A write error (a full disk) is returned and kept: the
- * chunks already written stay readable.
+ * chunks already written stay readable. Watermark records (written by
+ * fstap_writer_watermark) tell a reader of a torn trace where the records
+ * of every thread are complete.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@ struct fstap_writer {
 	size_t chunk_size;
 	uint8_t *buf;
 	uint64_t last_ns;
+	uint64_t watermark_ns;		/* the last watermark written */
 	struct fstap_footer totals;
 	_Atomic uint64_t lost;
 	struct fstap_chunk_enc enc;	/* large: keep last */
@@ -229,6 +232,19 @@ int fstap_writer_add(struct fstap_writer *w, const struct fstap_rec *rec)
 	if (ret == -ENOSPC)
 		return write_oversized(w, rec);
 	return ret;
+}
+
+int fstap_writer_watermark(struct fstap_writer *w, uint64_t t_ns)
+{
+	struct fstap_rec m = { .op = FSTAP_OP_WATERMARK, .time_ns = t_ns };
+	int ret;
+
+	if (t_ns <= w->watermark_ns)
+		return w->error;
+	if ((ret = fstap_writer_add(w, &m)) || (ret = fstap_writer_flush(w)))
+		return ret;
+	w->watermark_ns = t_ns;
+	return 0;
 }
 
 void fstap_writer_count_lost(struct fstap_writer *w, uint64_t n)

@@ -22,6 +22,17 @@
  * own PROCESS record. A thread that exits and whose id is reused by another
  * process within the interval is credited to the old process until then.
  *
+ * Watermarks: each flush pass notes the time T before it takes the partial
+ * chunks, and once those are written, writes a watermark record with the
+ * time of the previous pass. A record that ended before the previous pass
+ * began was added to its thread's chunk before this pass took it (the gap
+ * between a request's end time and recbuf_add is the reply, microseconds,
+ * far less than a flush interval), so every record that ended before the
+ * watermark is in the file before it: a reader of a torn trace cuts there
+ * (docs/trace-format.md). Only a thread stalled for a whole flush interval
+ * between its reply and recbuf_add could break this. The crash flush writes
+ * the pending watermark when it could reach every thread's chunk.
+ *
  * Crash: the crash handler (fstap_crash_set_hook) calls recbuf_crash_flush,
  * which tells the request threads to stop after the record at hand (so that
  * every reply the application got is in a chunk) and asks the writer to
@@ -105,6 +116,7 @@ struct recbuf {
 
 	atomic_ullong lost, added;
 	uint64_t lost_noted;			/* writer thread only */
+	uint64_t pass_ns;			/* writer thread only: start of the last pass */
 	int werr;				/* writer thread only: first write error */
 
 	_Atomic uint32_t *tid2pid;		/* PID_LIMIT entries, 0 = unknown */
@@ -461,6 +473,7 @@ static void crash_flush(struct recbuf *rb)
 {
 	struct chunk *q = NULL;
 	struct rthread *t;
+	bool reached_all;
 	int tries;
 
 	for (tries = 0; tries < 10; tries++) {
@@ -472,19 +485,24 @@ static void crash_flush(struct recbuf *rb)
 		}
 		usleep(1000);
 	}
+	reached_all = tries < 10;
 	for (; q; q = q->next)
 		put_chunk(rb, q);
 	for (t = atomic_load(&rb->threads); t; t = t->next) {
 		struct chunk *c;
 
-		if (pthread_mutex_trylock(&t->lock) != 0)
+		if (pthread_mutex_trylock(&t->lock) != 0) {
+			reached_all = false;
 			continue;
+		}
 		c = detach(t);
 		pthread_mutex_unlock(&t->lock);
 		if (c)
 			put_chunk(rb, c);
 	}
 	note_losses(rb);
+	if (reached_all && rb->pass_ns)
+		fstap_writer_watermark(rb->w, rb->pass_ns);
 	fstap_writer_flush(rb->w);
 }
 
@@ -564,6 +582,8 @@ static void *writer_main(void *arg)
 			q = next;
 		}
 		if (stopping || rec_now_ns() - last_flush >= rb->flush_ms * 1000000ull) {
+			uint64_t pass_ns = rel_now(rb);
+
 			collect_partial(rb);
 			note_losses(rb);
 			forget_exited(rb);
@@ -582,6 +602,9 @@ static void *writer_main(void *arg)
 				q = next;
 			}
 			note_losses(rb);
+			if (rb->pass_ns && fstap_writer_watermark(rb->w, rb->pass_ns) < 0 && !rb->werr)
+				rb->werr = -EIO;
+			rb->pass_ns = pass_ns;
 			if (fstap_writer_flush(rb->w) < 0 && !rb->werr)
 				rb->werr = -EIO;
 			last_flush = rec_now_ns();

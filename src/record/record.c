@@ -484,6 +484,7 @@ int record_run(const struct record_opts *o)
 		info.version_minor = FSTAP_VERSION_MINOR;
 		info.start_realtime_ns = realtime_ns();
 		info.start_monotonic_ns = s->start_mono;
+		info.flags = FSTAP_TF_WATERMARKS;	/* recbuf.c writes them */
 		meta = metadata(o, s, root_fd, mntopts, threads);
 		info.metadata_json = meta;
 		ret = fstap_writer_open(&w, o->trace, &info, CHUNK_SIZE);

@@ -11,6 +11,8 @@
  * difference aborts with both lines. Only traces of a format this fstap
  * writes (1.0 to its own minor version) are checked: a later minor version
  * may carry fields this fstap skips. FUZZ_NO_ROUNDTRIP=1 turns that off.
+ * Both exports keep every record, as `fstap export` does
+ * (fstap_reader_keep_torn); the first read is cut, as other commands read.
  *
  * Mutated inputs almost never keep their CRC32Cs right, so the reader would
  * reject them all at the first chunk and the fuzzer would never get past
@@ -185,6 +187,7 @@ static int export_plain(const char *path, struct fstap_jbuf *jb)
 
 	if (fstap_reader_open(&r, path, NULL))
 		return 0;
+	fstap_reader_keep_torn(r);
 	info = *fstap_reader_info(r);
 	info.version_minor = FSTAP_VERSION_MINOR;
 	ret = fstap_jsonl_header(jb, &info) ? -EINVAL : 1;

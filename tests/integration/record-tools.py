@@ -19,15 +19,22 @@
   count JSONL OP                print how many records have op OP
   threads DIR N M               N threads each create/write/close M files:
                                 N*M creates exactly
+  churn DIR N SECS SEED         N threads for SECS seconds, each in its own
+                                directory: create, write, close, rename,
+                                unlink, stat and read files other threads
+                                published, append to a log kept open for
+                                many iterations; seeded, no readdir
 """
 import ctypes
 import errno
 import hashlib
 import json
 import os
+import random
 import stat
 import sys
 import threading
+import time
 
 
 def step(name, fn):
@@ -159,17 +166,65 @@ def count(jsonl, op):
     print(sum(1 for r in records(jsonl) if r.get("op") == op))
 
 
+def run_threads(worker, n):
+    """Runs worker(0) .. worker(n - 1) in n threads, until all are done."""
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
 def threads(root, n, m):
     def worker(k):
         for j in range(m):
             fd = os.open(os.path.join(root, "t%d-%d" % (k, j)), os.O_CREAT | os.O_WRONLY, 0o644)
             os.write(fd, b"x" * 100)
             os.close(fd)
-    ts = [threading.Thread(target=worker, args=(k,)) for k in range(n)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    run_threads(worker, n)
+
+
+def churn(root, n, secs, seed):
+    published = []
+    lock = threading.Lock()
+    end = time.monotonic() + secs
+
+    def worker(k):
+        rnd = random.Random(seed * 1000 + k)
+        d = os.path.join(root, "d%d" % k)
+        os.mkdir(d)
+        log, j = None, 0
+        while time.monotonic() < end:
+            p = os.path.join(d, "f%d" % j)
+            j += 1
+            fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            os.write(fd, b"x" * rnd.randint(1, 8192))
+            os.close(fd)
+            r = rnd.random()
+            if r < 0.3:
+                os.rename(p, p + ".r")
+                p += ".r"
+            elif r > 0.8:
+                os.unlink(p)
+                p = None
+            with lock:
+                if p and rnd.random() < 0.5:
+                    published.append(p)
+                other = rnd.choice(published) if published else None
+            if other:
+                os.stat(other)
+                with open(other, "rb") as f:
+                    f.read()
+            if log is None:
+                log = os.open(os.path.join(d, "log"), os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
+            os.write(log, b"line %d\n" % j)
+            if rnd.random() < 0.05:
+                os.close(log)
+                log = None
+            time.sleep(0.001)
+        if log is not None:
+            os.close(log)
+    run_threads(worker, n)
 
 
 def main():
@@ -184,6 +239,8 @@ def main():
         count(sys.argv[2], sys.argv[3])
     elif cmd == "threads":
         threads(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "churn":
+        churn(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
     else:
         sys.exit("unknown command " + cmd)
 

@@ -138,6 +138,8 @@ op("getattr", res=9223372036854775807, uid=4294967295, gid=4294967295,
    tid=4294967295, pid=4294967295)
 out({"op": "loss", "t": 123456, "lost": 17})
 out({"op": "loss", "t": BIG, "lost": BIG})
+out({"op": "watermark", "t": 123457})
+out({"op": "watermark", "t": BIG})
 op("getattr", dt=0)
 
 # A long stream: many chunks of 4 KiB; in one big chunk, more than 4096

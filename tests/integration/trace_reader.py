@@ -164,6 +164,7 @@ OPS = {
     131: ("loss", [("t", U64), ("lost", U64)]),
     132: ("footer", [("t", U64), ("records", U64), ("lost", U64), ("bytes_read", U64),
                      ("bytes_written", U64)]),
+    133: ("watermark", [("t", U64)]),
 }
 META_FIRST = 128
 FOOTER = 132

@@ -76,8 +76,8 @@ START_TEST(test_trace_format_every_type_has_name_and_is_found)
 		ck_assert_uint_le(oi->nfields, FSTAP_OP_MAX_FIELDS);
 		ck_assert_int_eq(!!(oi->props & FSTAP_OPP_META), op >= FSTAP_OP_META_FIRST);
 	}
-	/* Every operation the BRIEF lists, plus forget, ioctl and five metadata types. */
-	ck_assert_uint_eq(known, 34 + 5);
+	/* Every operation the BRIEF lists, plus forget, ioctl and six metadata types. */
+	ck_assert_uint_eq(known, 34 + 6);
 	ck_assert_uint_eq(fstap_op_by_name("no-such-op"), FSTAP_OP_NONE);
 }
 END_TEST
