@@ -5,7 +5,9 @@
 # as root and as uid 65534, the same output, errors and resulting flags as
 # on the backing file system directly; chattr +a makes a later O_TRUNC open
 # fail with EPERM and a non-owner's chattr fails with EPERM, as natively;
-# another ioctl (FS_IOC_GETVERSION) fails with ENOTTY as FUSE refuses it.
+# another ioctl (FS_IOC_GETVERSION) fails with ENOTTY as FUSE refuses it;
+# FS_IOC_FIEMAP and RWF_DONTCACHE fail with EOPNOTSUPP (the kernel's limits,
+# docs/recording.md) where ext4 serves them natively.
 # The trace holds each ioctl with its command and values (and the refused
 # one with its number), and a replay on a fresh directory of the same file
 # system (prepare recreates the flags and project ids the tree had before:
@@ -65,13 +67,22 @@ except OSError as e:
 		chattr -p 42 "$D/rootf" && echo "chattr -p 42: 0"
 		xfs_io -r -c lsproj "$D/rootf"
 		xfs_io -c 'chproj 43' "$D/keep" && xfs_io -c lsproj "$D/keep"
-		$PY -c 'import fcntl, os, sys
+		# what differs from native: refused by the recorder, or by FUSE itself
+		$PY -c 'import fcntl, os, struct, sys
+def probe(what, f):
+    try:
+        f()
+        print(what + ": ok")
+    except OSError as e:
+        print(what + ":", os.strerror(e.errno))
 fd = os.open(sys.argv[1], os.O_RDONLY)
-try:
-    fcntl.ioctl(fd, 0x80087601, bytearray(8))
-    print("FS_IOC_GETVERSION: ok")
-except OSError as e:
-    print("FS_IOC_GETVERSION:", os.strerror(e.errno))' "$D/rootf" >"$T/getversion.$2"
+wfd = os.open(sys.argv[2], os.O_RDWR)
+probe("FS_IOC_GETVERSION", lambda: fcntl.ioctl(fd, 0x80087601, bytearray(8)))
+fiemap = bytearray(struct.pack("QQIIII", 0, 1 << 30, 0, 0, 8, 0) + bytes(8 * 56))
+probe("FS_IOC_FIEMAP", lambda: fcntl.ioctl(fd, 0xc020660b, fiemap))
+probe("preadv2 RWF_DONTCACHE", lambda: os.preadv(fd, [bytearray(4)], 0, 0x80))
+probe("pwritev2 RWF_DONTCACHE", lambda: os.pwritev(wfd, [b"data"], 0, 0x80))' \
+			"$D/rootf" "$D/keep" >"$T/limits.$2"
 		echo "# uid $U"
 		as_user lsattr "$D/userf" "$D/rootf"
 		as_user chattr +a "$D/userf" || echo "user chattr +a: refused"
@@ -138,7 +149,10 @@ one_fs() {
 	expect_grep "$T/want" "user chattr +a: refused"
 	expect_grep "$T/want" "user chattr +d on root's: refused"
 	expect_grep "$T/want" "append to immutable: refused"
-	expect_grep "$T/getversion.mnt" "FS_IOC_GETVERSION: Inappropriate ioctl for device"
+	expect_grep "$T/limits.mnt" "FS_IOC_GETVERSION: Inappropriate ioctl for device"
+	expect_grep "$T/limits.mnt" "FS_IOC_FIEMAP: Operation not supported"
+	expect_grep "$T/limits.mnt" "preadv2 RWF_DONTCACHE: Operation not supported"
+	expect_grep "$T/limits.mnt" "pwritev2 RWF_DONTCACHE: Operation not supported"
 	flags_of "$IMG_MNT/b" >"$T/flags.b"
 	flags_of "$IMG_MNT/native" >"$T/flags.native"
 	diff -u "$T/flags.native" "$T/flags.b" >&2 || fail "$fs: the backing files' flags differ from native"
@@ -157,7 +171,10 @@ one_fs() {
 	case $fs in
 	ext4)
 		expect_grep "$T/want" "-----a--------e------- D/rootf"
-		expect_grep "$T/getversion.native" "FS_IOC_GETVERSION: ok"
+		expect_grep "$T/limits.native" "FS_IOC_GETVERSION: ok"
+		expect_grep "$T/limits.native" "FS_IOC_FIEMAP: ok"
+		expect_grep "$T/limits.native" "preadv2 RWF_DONTCACHE: ok"
+		expect_grep "$T/limits.native" "pwritev2 RWF_DONTCACHE: ok"
 		has_ioctl "chattr -p 42, refused by ext4 without quotas" \
 			".cmd == $FSSETX and .path == \"/rootf\" and .res == -95 and .projid == 42" ;;
 	xfs)

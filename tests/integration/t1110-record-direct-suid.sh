@@ -7,7 +7,8 @@
 # the expected modes. In the kernel mode the application's write stays in
 # the page cache and the kernel's writeback carries no caller: a setgid file
 # without group execute keeps its bit there (docs/recording.md, the kernel's
-# limits), the rest is as native.
+# limits), the rest is as native. Also the direct mode's other limit: a
+# shared writable mmap fails with ENODEV there, and works in the others.
 . "$(dirname "$0")/lib-record.sh"
 need_fuse
 command -v setpriv >/dev/null 2>&1 || skip "setpriv is missing (util-linux)"
@@ -37,6 +38,17 @@ write_files() {
 	done
 }
 
+# shared_mmap FILE: whether FILE can be mapped shared and writable
+shared_mmap() {
+	$PY -c 'import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+try:
+    mmap.mmap(fd, 1, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE).close()
+    print("shared mmap: ok")
+except OSError as e:
+    print("shared mmap:", os.strerror(e.errno))' "$1"
+}
+
 modes() {
 	for f in "$1"/*; do
 		printf '%s %s\n' "$(basename "$f")" "$(stat -c %a "$f")"
@@ -45,6 +57,8 @@ modes() {
 
 make_files "$T/native"
 write_files "$T/native"
+shared_mmap "$T/native/u0777" >"$T/mmap.native"
+expect_grep "$T/mmap.native" "shared mmap: ok"
 modes "$T/native" >"$T/want"
 expect_grep "$T/want" "u4777 777"
 expect_grep "$T/want" "u2767 767"
@@ -56,6 +70,7 @@ for mode in direct calls all kernel; do
 	rec_start "$T/m" -q --cache=$mode -o "$T/t.trace" "$T/b" "$T/m" || exit 1
 	write_files "$T/m"
 	modes "$T/m" >"$T/got.mnt"
+	shared_mmap "$T/m/u0777" >"$T/mmap.$mode"
 	rec_stop "$T/m"
 	modes "$T/b" >"$T/got.b"
 	want="$T/want"
@@ -67,5 +82,11 @@ for mode in direct calls all kernel; do
 		fail "--cache=$mode: modes through the mount differ from native"
 	diff -u "$want" "$T/got.b" >&2 ||
 		fail "--cache=$mode: modes of the backing files differ from native"
+	# the kernel's limit (docs/recording.md): no shared mapping with direct I/O
+	if [ $mode = direct ]; then
+		expect_grep "$T/mmap.$mode" "shared mmap: No such device"
+	else
+		expect_grep "$T/mmap.$mode" "shared mmap: ok"
+	fi
 done
 finish
