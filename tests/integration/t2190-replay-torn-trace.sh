@@ -7,8 +7,10 @@
 # cutoff (so nothing of any thread before the cutoff is missing, nothing
 # after it is kept) and says so in the one-line notice. A smaller sample is
 # prepared and replayed: 0 divergences, the notice from prepare, replay and
-# report, and once from compare. The whole trace replays with 0 divergences
-# and no notice.
+# report, and once from compare. The cut survives export | import, filter
+# and reorder (their output holds the records the cut kept, and reading it
+# cuts nothing more). The whole trace replays with 0 divergences and no
+# notice.
 . "$(dirname "$0")/lib-record.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -133,9 +135,30 @@ if failures:
 print("%d cuts read, %d replayed; the cutoff kept records in %d" % (ncuts, len(sample), kept_some))
 PY
 
-# compare says it once, before its runs, from the last cut
+# the cut survives conversion: export -> import gives the same cut; filter
+# and reorder of the cut write the records it kept, ending with a watermark
+# where it was cut, so that reading their output cuts nothing more
 size=$(wc -c <"$T/t.trace")
 head -c $((size * 3 / 4)) "$T/t.trace" >"$T/cut.trace"
+expect_exit 0 "$FSTAP" info --json "$T/cut.trace"
+kept=$(json_get "$T/out" 'j["cut"]["records"]')
+[ "$kept" -gt 0 ] || fail "the 3/4 cut keeps nothing: $(cat "$T/out")"
+"$FSTAP" export "$T/cut.trace" 2>/dev/null | "$FSTAP" import -o "$T/rt.trace" - ||
+	fail "export | import of the cut"
+expect_exit 0 "$FSTAP" info --json "$T/rt.trace"
+[ "$(json_get "$T/out" 'j["cut"]["records"]')" = "$kept" ] ||
+	fail "export | import changes the cut: $(cat "$T/out")"
+expect_exit 0 "$FSTAP" filter --from=0 "$T/cut.trace" -o "$T/f.trace"
+expect_grep "$T/err" "incomplete trace: filtered the first"
+expect_exit 0 "$FSTAP" reorder --by=name "$T/cut.trace" -o "$T/o.trace"
+expect_grep "$T/err" "incomplete trace: reordered the first"
+for out in f o; do
+	expect_exit 0 "$FSTAP" info --json "$T/$out.trace"
+	[ "$(json_get "$T/out" '(j["records"], j["cut"]["records_read"])')" = "($kept, $kept)" ] ||
+		fail "$out.trace does not hold the $kept records of the cut: $(cat "$T/out")"
+done
+
+# compare says it once, before its runs, from the 3/4 cut
 mkdir "$R/target"
 expect_exit 0 "$FSTAP" compare --target=tmp="$R/target" --runs=1 --no-progress "$T/cut.trace"
 [ "$(grep -c "incomplete trace: compared the first" "$T/err")" = 1 ] ||
