@@ -22,7 +22,10 @@ static const char info_usage[] =
 	"\n"
 	"Show TRACE's format version, start time, metadata, records by type and\n"
 	"footer totals, after reading and checking every chunk. Exits 1 if the\n"
-	"trace is corrupt; a trace without footer is reported as incomplete.\n"
+	"trace is corrupt; a trace without footer is reported as incomplete and\n"
+	"counted up to where it is complete for every thread (its cut: records\n"
+	"and duration are those of the cut; the JSON's \"cut\" object has the\n"
+	"cutoff, the latest end, the records kept and the records the file holds).\n"
 	"\n"
 	"      --json   print one JSON object instead of text\n"
 	"  -h, --help   show this help\n";
