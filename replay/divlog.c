@@ -210,7 +210,8 @@ int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run)
 
 	if (!l)
 		return 0;
-	qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
+	if (l->n)
+		qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
 	for (i = 0; i < l->n; i++)
 		fprintf(f, "{\"run\":%u,%s\n", run, l->e[i].line + 1);
 	return ferror(f) ? -EIO : 0;

@@ -1257,7 +1257,7 @@ static int foreign_snapshot(struct rp_shared *sh)
 	free(buf);
 	if (!ret && n && !(sh->foreign = calloc(n, sizeof(*sh->foreign))))
 		ret = -ENOMEM;
-	if (!ret) {
+	if (!ret && n) {
 		qsort(names, n, sizeof(*names), cmp_u64);
 		for (i = 0; i < n; i++)
 			if (!sh->nforeign || sh->foreign[sh->nforeign - 1].hash != names[i])
