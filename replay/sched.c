@@ -122,6 +122,7 @@ struct run {
 	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
 	struct rp_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
+	struct rp_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
 	bool attr_stale;	/* the recording did not cache attributes */
 	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
 	struct rp_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
@@ -991,6 +992,37 @@ static void note_root_names(struct run *r, const struct fstap_rec *c)
 			rp_shared_note_root_name(r->sh, c->entries[i].name);
 }
 
+/* Which handle of each object is open, as the records are dispatched. */
+static int learn_open_handle(struct run *r, const struct fstap_rec *c)
+{
+	uint64_t obj = c->op == FSTAP_OP_CREATE ? c->child : c->obj, *v;
+
+	if (c->result < 0 || !obj || !c->fh)
+		return 0;
+	if (c->op == FSTAP_OP_OPEN || c->op == FSTAP_OP_CREATE)
+		return rp_map_put(&r->open_fh, obj, c->fh + 1);
+	if (c->op == FSTAP_OP_RELEASE && (v = rp_map_get(&r->open_fh, obj)) && *v == c->fh + 1)
+		rp_map_del(&r->open_fh, obj, NULL);
+	return 0;
+}
+
+/*
+ * A GETATTR without a handle of an object whose last name was removed (the
+ * kernel asking about an open, unlinked file): no path reaches it any more,
+ * its open handle does.
+ */
+static void getattr_by_handle(struct run *r, struct rp_task *t)
+{
+	uint64_t parent, *v;
+	struct fstap_bytes name;
+
+	if (t->rec.op != FSTAP_OP_GETATTR || t->rec.fh || t->rec.obj == FSTAP_ROOT_OBJ ||
+	    fstap_pathmap_name(r->pm, t->rec.obj, &parent, &name) != 0)
+		return;
+	if ((v = rp_map_get(&r->open_fh, t->rec.obj)))
+		t->rec.fh = *v - 1;
+}
+
 /* Tells the directory cache which paths the new generation changes. */
 static void ns_change_entry(struct run *r, const char *dir, struct fstap_bytes name)
 {
@@ -1128,6 +1160,7 @@ static int dispatch(struct run *r, struct rp_task *t)
 	}
 	if (r->sync_unflagged && (ret = sync_after_write(r, ts, t)))
 		return ret;
+	getattr_by_handle(r, t);
 	/* a third of a trace's records are not issued (absorbed, the
 	 * kernel's): no paths for them unless the directory cache needs them */
 	issue = replayed(t, r->res);
@@ -1143,7 +1176,8 @@ static int dispatch(struct run *r, struct rp_task *t)
 			return ret;
 	}
 	note_root_names(r, &t->rec);
-	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = learn_kind(r, &t->rec)))
+	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = learn_kind(r, &t->rec)) ||
+	    (ret = learn_open_handle(r, &t->rec)))
 		return ret;
 	if (bump) {
 		r->ns_gen++;	/* what a directory path names may have changed */
@@ -1416,6 +1450,7 @@ static void run_release(struct run *r)
 	rp_map_release(&r->kinds);
 	rp_map_release(&r->parents);
 	rp_map_release(&r->sync_fh);
+	rp_map_release(&r->open_fh);
 	rp_map_release(&r->comm_of);
 	for (i = 0; i < r->ncomms; i++)
 		free(r->comms[i]);
@@ -1472,6 +1507,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	rp_map_init(&r.kinds);
 	rp_map_init(&r.parents);
 	rp_map_init(&r.sync_fh);
+	rp_map_init(&r.open_fh);
 	rp_map_init(&r.comm_of);
 	meta = trace_metadata(rd);
 	r.attr_stale = attrs_stale(meta);

@@ -8,6 +8,9 @@
 #    && cat final && chmod 600 final`. After the unlink, every operation on
 #    the object goes to /final (export and filter --path=/final show it),
 #    and final ends 0600.
+#  - open-unlinked: a file opened, unlinked, then stat()ed through
+#    /dev/fd and read: the kernel's GETATTR of an object with no name left
+#    is replayed on its open handle.
 #  - root listing: a trace that lists its root, replayed at the root of a
 #    fresh ext4 (which has a lost+found the trace never saw): no readdir
 #    divergence. An entry the trace knew before the listing (it looked the
@@ -25,7 +28,7 @@
 . "$(dirname "$0")/lib-apps.sh"
 
 need_apps
-APPS=${FSTAP_T2300_APPS:-link-unlink root-listing maildir git}
+APPS=${FSTAP_T2300_APPS:-link-unlink open-unlinked root-listing maildir git}
 GIT_FILES=${FSTAP_T2300_GIT_FILES:-2000}
 
 want_app() {
@@ -59,6 +62,16 @@ if want_app link-unlink; then
 			fail "filter --path=/final: no $op kept: $(cat "$T/err")"
 	done
 	app_check link
+fi
+
+# --- open-unlinked: stat and read of a file whose last name is gone ---
+if want_app open-unlinked; then
+	mkdir "$T/unl"
+	app_record unlinked "$T/unl" \
+		'echo data > f && echo kept > g && exec 3<f && rm f && stat -L /dev/fd/3 >/dev/null &&
+		 cat <&3 && chmod 600 g'
+	expect_grep "$T/unlinked.out" "data"
+	app_check unlinked
 fi
 
 # --- root listing: the target's own lost+found is not a divergence ---
