@@ -20,6 +20,8 @@
 
 #include <jansson.h>
 
+#include "compare/stats.h"
+
 /* ---- candidates --------------------------------------------------------- */
 
 enum cmp_kind {
@@ -126,8 +128,6 @@ struct cmp_results {
 bool cmp_divlog_path(char *buf, size_t len, const char *logdir, const struct cmp_row *row,
 		     unsigned run);
 
-/* The median of v[0..n) (the mean of the two middle values when n is even). */
-double cmp_median(const double *v, unsigned n);
 /* Fills each row's summary and the ratios to the best median. */
 void cmp_results_summarize(struct cmp_results *res);
 /*

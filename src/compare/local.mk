@@ -5,6 +5,8 @@ noinst_LIBRARIES += libcompare.a
 libcompare_a_SOURCES = \
 	src/compare/compare.h \
 	src/compare/model.c \
+	src/compare/stats.h \
+	src/compare/stats.c \
 	src/compare/render.c \
 	src/compare/lifecycle.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
@@ -12,7 +14,7 @@ libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 fstap_SOURCES += src/cli/cmd-compare.c
 fstap_LDADD += libcompare.a $(FSTAP_LIBS) -lm
 
-COMPARE_UNIT_TESTS = tests/unit/check_compare
+COMPARE_UNIT_TESTS = tests/unit/check_compare tests/unit/check_compare_stats
 check_PROGRAMS += $(COMPARE_UNIT_TESTS)
 TESTS += $(COMPARE_UNIT_TESTS)
 UNIT_TESTS += $(COMPARE_UNIT_TESTS)
@@ -20,6 +22,11 @@ tests_unit_check_compare_SOURCES = tests/unit/check_compare.c
 tests_unit_check_compare_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_compare_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_compare_LDADD = libcompare.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
+
+tests_unit_check_compare_stats_SOURCES = tests/unit/check_compare_stats.c
+tests_unit_check_compare_stats_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_check_compare_stats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_compare_stats_LDADD = libcompare.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
 
 COMPARE_TESTS = tests/integration/t3500-compare.sh
 TESTS += $(COMPARE_TESTS)

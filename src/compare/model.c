@@ -304,29 +304,6 @@ void cmp_row_fail(struct cmp_row *row, const char *fmt, ...)
 			*p = ' ';
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double cmp_median(const double *v, unsigned n)
-{
-	double *s, m;
-
-	if (!n)
-		return 0;
-	s = malloc(n * sizeof(*s));
-	if (!s)
-		return v[0];
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
-}
-
 static void summarize_row(struct cmp_row *row)
 {
 	double *el, *ops;
