@@ -10,7 +10,9 @@
 # report, and once from compare. The cut survives export | import, filter
 # and reorder (their output holds the records the cut kept, and reading it
 # cuts nothing more). The whole trace replays with 0 divergences and no
-# notice.
+# notice. A 1.0 trace of the recorder (../shared's posix-suite.trace, where
+# present) is cut two flush intervals before its end, again to exactly the
+# records that ended before the cutoff.
 . "$(dirname "$0")/lib-record.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -164,5 +166,37 @@ expect_exit 0 "$FSTAP" compare --target=tmp="$R/target" --runs=1 --no-progress "
 [ "$(grep -c "incomplete trace: compared the first" "$T/err")" = 1 ] ||
 	fail "compare's notice: $(cat "$T/err")"
 grep -E "^tmp +recorded +[0-9]" "$T/out" >/dev/null || fail "compare's table: $(cat "$T/out")"
+
+# a 1.0 trace of fstap record (no watermarks): cut two flush intervals before
+# the latest end it holds, and still exactly its records that ended before
+XZ="$FSTAP_SRCDIR/../shared/traces/posix-suite.trace.xz"
+if [ -r "$XZ" ] && command -v xz >/dev/null 2>&1; then
+	xz -dc "$XZ" >"$R/p.trace" || fail "cannot decompress $XZ"
+	"$FSTAP" export --no-paths "$R/p.trace" >"$R/p.jsonl" || fail "cannot export $XZ"
+	python3 - "$FSTAP" "$R" "$SEED" <<'PY' || fail "cuts of posix-suite.trace"
+import bisect, json, os, random, struct, subprocess, sys
+
+fstap, r, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ends = sorted(x["t"] + x.get("dur", 0) for x in map(json.loads, open(os.path.join(r, "p.jsonl")))
+              if "tid" in x)
+whole = open(os.path.join(r, "p.trace"), "rb").read()
+assert struct.unpack_from("<H", whole, 10)[0] == 0, "posix-suite.trace is not of format 1.0"
+first = 64 + struct.unpack_from("<I", whole, 20)[0]
+bad = 0
+for pos in sorted(random.Random(seed).sample(range(first, len(whole)), 4)):
+    open(os.path.join(r, "pc.trace"), "wb").write(whole[:pos])
+    p = subprocess.run([fstap, "info", "--json", os.path.join(r, "pc.trace")],
+                       capture_output=True, text=True)
+    cut = json.loads(p.stdout)["cut"]
+    want = bisect.bisect_left(ends, cut["cutoff_ns"])
+    if cut["by_watermark"] or cut["cutoff_ns"] != cut["end_ns"] - 2 * 10**9 or \
+       cut["records"] != want:
+        print("cut at %d: %s, %d records ended before the cutoff" % (pos, cut, want),
+              file=sys.stderr)
+        bad = 1
+sys.exit(bad)
+PY
+	rm -f "$R/p.trace" "$R/p.jsonl" "$R/pc.trace"
+fi
 
 finish
