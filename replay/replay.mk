@@ -69,6 +69,7 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2160-replay-syscalls.sh \
 	tests/integration/t2165-replay-sync-writes.sh \
 	tests/integration/t2170-replay-devices.sh \
+	tests/integration/t2175-replay-unlinked-open.sh \
 	tests/integration/t2180-replay-posix-suite.sh \
 	tests/integration/t2190-replay-torn-trace.sh \
 	tests/integration/t2200-roundtrip.sh \
