@@ -31,6 +31,14 @@ tests_unit_check_passthrough_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_passthrough_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE_CFLAGS)
 tests_unit_check_passthrough_LDADD = librecord.a $(FSTAP_LIBS) $(FUSE_LIBS) $(CHECK_LIBS)
 
+check_PROGRAMS += tests/unit/check_syncw
+TESTS += tests/unit/check_syncw
+UNIT_TESTS += tests/unit/check_syncw
+tests_unit_check_syncw_SOURCES = tests/unit/check_syncw.c
+tests_unit_check_syncw_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_check_syncw_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE_CFLAGS)
+tests_unit_check_syncw_LDADD = librecord.a $(FSTAP_LIBS) $(FUSE_LIBS) $(CHECK_LIBS)
+
 # Integration tests: real mounts (skip with 77 without /dev/fuse or root,
 # fail instead under CI=true).
 RECORD_TESTS = \

@@ -18,7 +18,7 @@ J
 expect_exit 0 "$FSTAP" import -o "$T/t.trace" "$T/t.jsonl"
 mkdir "$T/d"
 if command -v strace >/dev/null 2>&1; then
-	expect_exit 0 strace -f -qq -o "$T/st" -e trace=newfstatat,fstat "$FSTAP" replay "$T/t.trace" "$T/d"
+	expect_exit 0 traced -f -qq -o "$T/st" -e trace=newfstatat,fstat "$FSTAP" replay "$T/t.trace" "$T/d"
 	grep -q 'newfstatat(.*"f", .*AT_SYMLINK_NOFOLLOW) = 0' "$T/st" ||
 		fail "the getattr of a named file is not a stat of its path: $(cat "$T/st")"
 else
