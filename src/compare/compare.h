@@ -98,6 +98,25 @@ struct cmp_run {
 	json_t *raw;		/* the run's JSON object (a reference), or NULL */
 };
 
+/* What compare concludes about one row, against the best row. */
+enum cmp_verdict {
+	CMP_V_NONE,		/* not decided yet */
+	CMP_V_BEST,		/* the lowest median among the ranked rows */
+	CMP_V_SAME,		/* no significant difference from the best (Holm) */
+	CMP_V_SLOWER,		/* significantly slower than the best */
+	CMP_V_INCONCLUSIVE,	/* too few runs for the test to tell */
+	CMP_V_DIVERGED,		/* replays diverged beyond --max-divergence: not ranked */
+	CMP_V_FAILED,		/* no run completed */
+};
+
+/* The significance level of the verdicts (after Holm's correction). */
+#define CMP_ALPHA 0.05
+/* The default --max-divergence: a share of the operations of a run. */
+#define CMP_MAX_DIVERGENCE 0.001
+
+/* "best", "same", ... */
+const char *cmp_verdict_name(enum cmp_verdict v);
+
 /* One line of the table: a candidate with one variant of the trace. */
 struct cmp_row {
 	const struct cmp_candidate *cand;
@@ -109,6 +128,17 @@ struct cmp_row {
 	/* Filled by cmp_results_summarize() from the runs of an ok row. */
 	double med_s, min_s, max_s, ops_per_s, ratio;
 	unsigned median_run;	/* index of the run with the median elapsed time */
+	/* Filled by cmp_results_decide(). */
+	enum cmp_verdict verdict;
+	struct cmp_ci elapsed_ci, ops_ci;	/* of the medians */
+	double vs_best;		/* Hodges-Lehmann ratio of times to the best row */
+	struct cmp_ci vs_best_ci;
+	double p, p_holm;	/* U test against the best row, raw and Holm-adjusted */
+	bool tested;		/* p, p_holm and vs_best are set */
+	unsigned runs_needed;	/* inconclusive: runs per row that could decide */
+	uint64_t div_worst;	/* the most divergences of one run ... */
+	uint64_t div_ops;	/* ... that run's operations ... */
+	unsigned div_run;	/* ... and its number (1-based); 0 when none */
 };
 
 struct cmp_results {
@@ -119,6 +149,8 @@ struct cmp_results {
 	json_t *options;	/* borrowed, for results.json (may be NULL) */
 	json_t *machine;	/* borrowed, for results.json (may be NULL) */
 	const char *logdir;	/* where the logs are kept (--out's logs/), or NULL */
+	double max_divergence;	/* share of a run's operations; above it: diverged */
+	unsigned long seed;	/* the seed of the run order */
 };
 
 /*
@@ -128,8 +160,30 @@ struct cmp_results {
 bool cmp_divlog_path(char *buf, size_t len, const char *logdir, const struct cmp_row *row,
 		     unsigned run);
 
-/* Fills each row's summary and the ratios to the best median. */
-void cmp_results_summarize(struct cmp_results *res);
+/*
+ * Fills each row's summary, the ratios to the best median and the
+ * verdicts (cmp_results_decide). The best row is the lowest median among
+ * the rows that neither failed nor diverged (the lowest of all when every
+ * row diverged). 0 or -ENOMEM.
+ */
+int cmp_results_summarize(struct cmp_results *res);
+/*
+ * The verdict of every row (after its summary): failed, diverged (a run
+ * with more than max_divergence of its operations diverged), best, and for
+ * the others the exact U test against the best row, Holm-adjusted over
+ * them: slower (p_holm < CMP_ALPHA and a ratio above 1), inconclusive (the
+ * test cannot reach CMP_ALPHA with this many runs), else same.
+ * 0 or -ENOMEM.
+ */
+int cmp_results_decide(struct cmp_results *res);
+/*
+ * The closing sentence ("xfs is fastest; ext4 is the same within noise
+ * (p=0.40); btrfs is 1.90x slower [1.70-2.10]") into buf. Returns buf.
+ */
+const char *cmp_verdict_sentence(const struct cmp_results *res, char *buf, size_t len);
+/* The label of a row in sentences: "NAME", or "NAME (VARIANT)" with variants. */
+void cmp_row_label(const struct cmp_results *res, const struct cmp_row *row, char *buf,
+		   size_t len);
 /*
  * Parses one run object of replay's JSON into out (takes a reference on it).
  * 0 or -EINVAL (a field is missing). Free with cmp_run_free.

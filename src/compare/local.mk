@@ -7,6 +7,7 @@ libcompare_a_SOURCES = \
 	src/compare/model.c \
 	src/compare/stats.h \
 	src/compare/stats.c \
+	src/compare/verdict.c \
 	src/compare/render.c \
 	src/compare/lifecycle.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)

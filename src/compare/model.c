@@ -348,15 +348,27 @@ static void summarize_row(struct cmp_row *row)
 	free(ops);
 }
 
-void cmp_results_summarize(struct cmp_results *res)
+int cmp_results_summarize(struct cmp_results *res)
 {
 	double best = 0;
+	bool ranked = false;
 	unsigned i;
+	int ret;
 
+	for (i = 0; i < res->nrows; i++)
+		summarize_row(&res->rows[i]);
+	ret = cmp_results_decide(res);
 	for (i = 0; i < res->nrows; i++) {
-		struct cmp_row *r = &res->rows[i];
+		const struct cmp_row *r = &res->rows[i];
 
-		summarize_row(r);
+		if (r->verdict == CMP_V_BEST) {
+			best = r->med_s;
+			ranked = true;
+		}
+	}
+	for (i = 0; i < res->nrows && !ranked; i++) {	/* every row diverged */
+		const struct cmp_row *r = &res->rows[i];
+
 		if (!r->failed && r->nruns && (best == 0 || r->med_s < best))
 			best = r->med_s;
 	}
@@ -366,6 +378,7 @@ void cmp_results_summarize(struct cmp_results *res)
 		if (!r->failed && r->nruns)
 			r->ratio = best > 0 ? r->med_s / best : 1;
 	}
+	return ret;
 }
 
 unsigned cmp_top_ops(const struct cmp_results *res, const char **names, unsigned max)

@@ -417,6 +417,120 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* Results of made-up runs: row i of candidate fs[i] with n[i] times. */
+static void verdict_results(struct cmp_results *res, const char *const *fs, unsigned nrows,
+			    const double *const *times, const unsigned *n)
+{
+	char err[256];
+	unsigned i, k;
+
+	memset(res, 0, sizeof(*res));
+	res->trace = "w.trace";
+	res->runs = n[0];
+	res->nrows = nrows;
+	res->max_divergence = CMP_MAX_DIVERGENCE;
+	res->rows = calloc(nrows, sizeof(*res->rows));
+	for (i = 0; i < nrows; i++) {
+		ck_assert_int_eq(cmp_candidate_fs(fs[i], &cands[i], err, sizeof(err)), 0);
+		res->rows[i].cand = &cands[i];
+		res->rows[i].variant = "recorded";
+		for (k = 0; k < n[i]; k++)
+			add_run(&res->rows[i], times[i][k], 1000, 5000, 20000);
+	}
+}
+
+START_TEST(test_verdict_slower_same)
+{
+	static const char *const fs[] = { "ext4", "xfs", "btrfs" };
+	static const double ext4[] = { 0.97, 0.995, 1.005, 1.01, 1.03 };
+	static const double xfs[] = { 0.98, 0.99, 1.0, 1.01, 1.02 };
+	static const double btrfs[] = { 2.0, 2.1, 1.9, 2.05, 1.95 };
+	static const double *const t[] = { ext4, xfs, btrfs };
+	static const unsigned n[] = { 5, 5, 5 };
+	struct cmp_results res;
+	char buf[1024];
+
+	verdict_results(&res, fs, 3, t, n);
+	ck_assert_int_eq(cmp_results_summarize(&res), 0);
+	ck_assert_str_eq(cmp_verdict_name(res.rows[1].verdict), "best");
+	ck_assert_str_eq(cmp_verdict_name(res.rows[0].verdict), "same");
+	ck_assert_str_eq(cmp_verdict_name(res.rows[2].verdict), "slower");
+	/* 5 against 5, separated: 2/252, doubled by Holm over two rows */
+	ck_assert_double_eq_tol(res.rows[2].p, 2.0 / 252, 1e-12);
+	ck_assert_double_eq_tol(res.rows[2].p_holm, 4.0 / 252, 1e-12);
+	ck_assert_double_eq_tol(res.rows[0].p_holm, 224.0 / 252, 1e-12);	/* counted */
+	ck_assert(res.rows[2].vs_best_ci.lo > 1.8 && res.rows[2].vs_best_ci.hi < 2.2);
+	ck_assert(res.rows[2].vs_best_ci.lo <= res.rows[2].vs_best &&
+		  res.rows[2].vs_best <= res.rows[2].vs_best_ci.hi);
+	ck_assert_double_eq_tol(res.rows[2].vs_best, 2.0, 1e-12);
+	ck_assert_double_eq(res.rows[1].elapsed_ci.lo, 0.98);	/* 5 runs: min-max */
+	ck_assert(!res.rows[1].elapsed_ci.reaches_95);
+	cmp_verdict_sentence(&res, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "xfs is fastest; ext4 is the same within noise (p=0.89); "
+			      "btrfs is 2.00x slower [1.90-2.10]");
+	free_results(&res);
+}
+END_TEST
+
+START_TEST(test_verdict_inconclusive)
+{
+	static const char *const fs[] = { "ext4", "xfs" };
+	static const double ext4[] = { 2.0, 2.1, 1.9 };
+	static const double xfs[] = { 1.0, 1.1, 0.9 };
+	static const double *const t[] = { ext4, xfs };
+	static const unsigned n[] = { 3, 3 };
+	struct cmp_results res;
+	char buf[1024];
+
+	/* 3 against 3 cannot go below p = 0.1: inconclusive, 4 runs could tell */
+	verdict_results(&res, fs, 2, t, n);
+	ck_assert_int_eq(cmp_results_summarize(&res), 0);
+	ck_assert_str_eq(cmp_verdict_name(res.rows[1].verdict), "best");
+	ck_assert_str_eq(cmp_verdict_name(res.rows[0].verdict), "inconclusive");
+	ck_assert_uint_eq(res.rows[0].runs_needed, 4);
+	ck_assert_double_eq_tol(res.rows[0].p_holm, 0.1, 1e-12);
+	cmp_verdict_sentence(&res, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "xfs is fastest; ext4 is inconclusive at 2.00x "
+			      "(p=0.1; 4 runs per row could tell)");
+	free_results(&res);
+}
+END_TEST
+
+START_TEST(test_verdict_diverged_failed)
+{
+	static const char *const fs[] = { "ext4", "xfs", "btrfs" };
+	static const double ext4[] = { 1.0, 1.1, 0.9, 1.05 };
+	static const double xfs[] = { 0.5, 0.6, 0.4, 0.55 };
+	static const double btrfs[] = { 3.0 };
+	static const double *const t[] = { ext4, xfs, btrfs };
+	static const unsigned n[] = { 4, 4, 1 };
+	struct cmp_results res;
+	char buf[1024];
+
+	verdict_results(&res, fs, 3, t, n);
+	res.rows[1].runs[2].divergences = 2;	/* 0.2% of 1000: diverged */
+	res.rows[0].runs[1].divergences = 1;	/* 0.1%: not above, ranked */
+	cmp_row_fail(&res.rows[2], "mkfs.btrfs failed");
+	ck_assert_int_eq(cmp_results_summarize(&res), 0);
+	ck_assert_str_eq(cmp_verdict_name(res.rows[1].verdict), "diverged");
+	ck_assert_uint_eq(res.rows[1].div_run, 3);
+	ck_assert_uint_eq(res.rows[1].div_worst, 2);
+	ck_assert_str_eq(cmp_verdict_name(res.rows[0].verdict), "best");
+	ck_assert_str_eq(cmp_verdict_name(res.rows[2].verdict), "failed");
+	ck_assert_double_eq_tol(res.rows[1].ratio, 0.525 / 1.025, 1e-12);
+	cmp_verdict_sentence(&res, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "ext4 is fastest; xfs diverged (2 of 1000 operations in run 3) "
+			      "and is not ranked; btrfs failed");
+	/* a zero threshold: any divergence disqualifies; nothing left to rank */
+	res.max_divergence = 0;
+	ck_assert_int_eq(cmp_results_summarize(&res), 0);
+	ck_assert_str_eq(cmp_verdict_name(res.rows[0].verdict), "diverged");
+	cmp_verdict_sentence(&res, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "no candidate could be ranked; ext4 diverged"));
+	free_results(&res);
+}
+END_TEST
+
 static Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -436,6 +550,9 @@ static Suite *compare_suite(void)
 	tcase_add_test(tc, test_svg);
 	tcase_add_test(tc, test_run_from_json);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_verdict_slower_same);
+	tcase_add_test(tc, test_verdict_inconclusive);
+	tcase_add_test(tc, test_verdict_diverged_failed);
 	suite_add_tcase(s, tc);
 	return s;
 }
