@@ -1,0 +1,17 @@
+# src/disk/local.mk: `fstap disk`: the device models (libdisk.a, pure
+# arithmetic), the FUSE daemon that serves an image with their timing, the
+# command, and their tests.
+noinst_LIBRARIES += libdisk.a
+libdisk_a_SOURCES = \
+	src/disk/disk.h \
+	src/disk/model.c
+libdisk_a_CFLAGS = $(AM_CFLAGS)
+
+DISK_UNIT_TESTS = tests/unit/check_disk_model
+check_PROGRAMS += $(DISK_UNIT_TESTS)
+TESTS += $(DISK_UNIT_TESTS)
+UNIT_TESTS += $(DISK_UNIT_TESTS)
+tests_unit_check_disk_model_SOURCES = tests/unit/check_disk_model.c
+tests_unit_check_disk_model_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_check_disk_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_disk_model_LDADD = libdisk.a $(CHECK_LIBS) -lm
