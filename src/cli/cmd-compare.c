@@ -57,7 +57,12 @@ static const char usage[] =
 	"What runs:\n"
 	"  --variant=LIST       trace variants: recorded (the default), readdir,\n"
 	"                       name, inode, random (made with 'fstap reorder')\n"
-	"  --runs=N             runs per candidate and variant (default 3)\n"
+	"  --runs=N             runs per candidate and variant (default 3); the runs\n"
+	"                       of all rows are interleaved in a shuffled order\n"
+	"  --seed=N             the seed of that order (default: from the clock;\n"
+	"                       printed, so that an order can be repeated)\n"
+	"  --max-divergence=PCT a row whose run diverged in more than PCT%% of its\n"
+	"                       operations is 'diverged' and not ranked (default 0.1)\n"
 	"  --order=MODE         replay order: strict, thread (default), resource, none\n"
 	"  --pace=PACE          replay pacing: afap (default), orig, N%\n"
 	"  --cache-limit=SIZE   replay in a memory cgroup limited to SIZE\n"
@@ -70,6 +75,11 @@ static const char usage[] =
 	"                       whose result file is the trace is refused\n"
 	"  --no-progress        no progress line on a terminal\n"
 	"  -h, --help           this help\n"
+	"\n"
+	"Verdicts: each row against the best one (the lowest median): best, same,\n"
+	"slower (with the ratio's 95%% interval), inconclusive (too few runs, with\n"
+	"how many could tell), diverged, failed; exact Mann-Whitney tests, Holm-\n"
+	"corrected. docs/compare.md gives the method.\n"
 	"\n"
 	"Exit status: 0 when every candidate ran, 1 when one failed (it is in the\n"
 	"table as FAILED with its reason; the others still ran) or on an error,\n"
@@ -85,8 +95,9 @@ struct opts {
 	unsigned nvar;
 	const char *image_dir, *device, *out, *trace;
 	unsigned long long image_size, cache_limit;
-	unsigned long runs;
-	bool force, progress;
+	unsigned long runs, seed;
+	double max_divergence;	/* a share of the operations */
+	bool force, progress, seeded;
 	char *replay_args[8];
 	unsigned nreplay;
 };
@@ -176,7 +187,8 @@ static char *xasprintf(const char *fmt, ...)
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_FS = 256, OPT_CAND, OPT_TARGET, OPT_DEVICE, OPT_FORCE, OPT_IMGDIR, OPT_IMGSIZE,
-	       OPT_VARIANT, OPT_RUNS, OPT_ORDER, OPT_PACE, OPT_LIMIT, OPT_OUT, OPT_NOPROG };
+	       OPT_VARIANT, OPT_RUNS, OPT_ORDER, OPT_PACE, OPT_LIMIT, OPT_OUT, OPT_NOPROG,
+	       OPT_SEED, OPT_MAXDIV };
 	static const struct option longopts[] = {
 		{ "fs", required_argument, NULL, OPT_FS },
 		{ "candidate", required_argument, NULL, OPT_CAND },
@@ -187,6 +199,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "image-size", required_argument, NULL, OPT_IMGSIZE },
 		{ "variant", required_argument, NULL, OPT_VARIANT },
 		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "max-divergence", required_argument, NULL, OPT_MAXDIV },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
 		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
@@ -202,6 +216,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	int ch, ret;
 
 	o->runs = 3;
+	o->max_divergence = CMP_MAX_DIVERGENCE;
 	o->image_dir = "/var/tmp";
 	o->progress = true;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -246,6 +261,24 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (errno || *end || !*optarg || o->runs < 1 || o->runs > 1000)
 				return cmd_usage_error("compare", "--runs must be 1 to 1000, not '%s'",
 						       optarg);
+			break;
+		case OPT_SEED:
+			errno = 0;
+			o->seed = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-')
+				return cmd_usage_error("compare", "--seed must be a number, not '%s'",
+						       optarg);
+			o->seeded = true;
+			break;
+		case OPT_MAXDIV:
+			errno = 0;
+			o->max_divergence = strtod(optarg, &end) / 100;
+			if (*end == '%')
+				end++;
+			if (errno || *end || !*optarg || !(o->max_divergence >= 0) ||
+			    o->max_divergence > 1)
+				return cmd_usage_error("compare", "--max-divergence must be a "
+						       "percentage from 0 to 100, not '%s'", optarg);
 			break;
 		case OPT_ORDER:
 			if (rp_order_parse(optarg, &order))
@@ -485,6 +518,8 @@ static json_t *options_json(const struct opts *o, const struct cmp_trace_size *s
 	unsigned i;
 
 	json_object_set_new(j, "runs", json_integer((json_int_t)o->runs));
+	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(j, "max_divergence", json_real(o->max_divergence));
 	for (i = 0; i < o->nvar; i++)
 		json_array_append_new(v, json_string(o->variants[i]));
 	json_object_set_new(j, "variants", v);
@@ -613,6 +648,64 @@ static void make_variants(const struct opts *o, const struct cmp_env *env,
 		fputs("\r\033[K", stderr);
 }
 
+/* The variant index of row (its trace in vtrace). */
+static unsigned variant_of(const struct opts *o, const struct cmp_row *row)
+{
+	unsigned v;
+
+	for (v = 0; v < o->nvar && o->variants[v] != row->variant; v++)
+		;
+	return v;
+}
+
+/*
+ * Every run of every row, in a shuffled order (seeded): the drift of the
+ * machine over time then favours no row. A row that fails runs no more; a
+ * row cut short by an interrupt says how far it got.
+ */
+static void run_all(const struct opts *o, struct cmp_env *env, struct cmp_results *res,
+		    char *const *vtrace, char *const *vfail)
+{
+	unsigned *order, *done, i, total = res->nrows * (unsigned)o->runs;
+
+	if (cmp_schedule(res->nrows, (unsigned)o->runs, o->seed, &order))
+		fstap_die("out of memory");
+	done = calloc(res->nrows, sizeof(*done));
+	if (!done)
+		fstap_die("out of memory");
+	fstap_info("%u runs in a shuffled order, --seed=%lu", total, o->seed);
+	for (i = 0; i < res->nrows; i++) {
+		unsigned v = variant_of(o, &res->rows[i]);
+
+		if (vfail[v])
+			cmp_row_fail(&res->rows[i], "no %s variant: %s", res->rows[i].variant,
+				     vfail[v]);
+	}
+	env->nrows = total;
+	for (i = 0; i < total && !cmp_interrupted; i++) {
+		struct cmp_row *row = &res->rows[order[i]];
+
+		if (row->failed)
+			continue;
+		env->row_no = i + 1;
+		cmp_run_once(env, row, vtrace[variant_of(o, row)], ++done[order[i]],
+			     (unsigned)o->runs);
+		if (row->failed && !cmp_interrupted)
+			fstap_warn("candidate '%s' (%s) failed: %s", row->cand->name,
+				   row->variant, row->reason);
+	}
+	for (i = 0; i < res->nrows && cmp_interrupted; i++) {
+		struct cmp_row *row = &res->rows[i];
+
+		if (!row->failed && !row->nruns)
+			cmp_row_fail(row, "not run: interrupted");
+		else if (!row->failed && row->nruns < o->runs)
+			cmp_row_fail(row, "interrupted after %u of %lu runs", row->nruns, o->runs);
+	}
+	free(done);
+	free(order);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct opts o;
@@ -722,8 +815,13 @@ int cmd_compare(int argc, char **argv)
 	env.replay_args = o.replay_args;
 	env.progress = o.progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 
+	if (!o.seeded)
+		o.seed = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
 	res.trace = o.trace;
 	res.runs = (unsigned)o.runs;
+	res.shuffled = true;
+	res.seed = o.seed;
+	res.max_divergence = o.max_divergence;
 	res.nrows = o.ncand * o.nvar;
 	res.rows = calloc(res.nrows, sizeof(*res.rows));
 	if (!res.rows)
@@ -739,30 +837,14 @@ int cmd_compare(int argc, char **argv)
 
 	cmp_signals_install();
 	make_variants(&o, &env, vtrace, vfail);
-	env.nrows = res.nrows;
-	for (i = 0; i < res.nrows; i++) {
-		struct cmp_row *row = &res.rows[i];
-
-		for (v = 0; v < o.nvar && o.variants[v] != row->variant; v++)
-			;
-		env.row_no = i + 1;
-		if (cmp_interrupted)
-			cmp_row_fail(row, "not run: interrupted");
-		else if (vfail[v])
-			cmp_row_fail(row, "no %s variant: %s", row->variant, vfail[v]);
-		else
-			cmp_run_row(&env, row, vtrace[v], (unsigned)o.runs);
-		if (row->failed)
-			fstap_warn("candidate '%s' (%s) failed: %s", row->cand->name,
-				   row->variant, row->reason);
-	}
+	run_all(&o, &env, &res, vtrace, vfail);
 	cmp_cleanup();
 	cmp_signals_restore();
 
 	cmp_results_summarize(&res);
 	for (i = 0; i < res.nrows; i++)
 		nfailed += res.rows[i].failed || !res.rows[i].nruns;
-	if (cmp_render_table(stdout, &res))
+	if (cmp_render_table(stdout, &res) || fflush(stdout))
 		status = 1;
 	if (o.out) {
 		if (write_file(o.out, result_files[0], o.trace, &res, json_fn) ||

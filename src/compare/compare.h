@@ -150,7 +150,8 @@ struct cmp_results {
 	json_t *machine;	/* borrowed, for results.json (may be NULL) */
 	const char *logdir;	/* where the logs are kept (--out's logs/), or NULL */
 	double max_divergence;	/* share of a run's operations; above it: diverged */
-	unsigned long seed;	/* the seed of the run order */
+	bool shuffled;		/* the runs were interleaved in an order from seed */
+	unsigned long seed;
 };
 
 /*
@@ -227,14 +228,21 @@ struct cmp_env {
 };
 
 /*
- * Runs row->cand with the trace file trace `runs` times, each run on a
- * fresh file system (a fresh directory for a target), appending each run to
- * row; a failing step marks the row failed with its reason and ends it.
- * Everything set up is undone before it returns. 0, or -EINTR when
- * interrupted (the row is marked failed).
+ * Run number `run` of `runs` of row->cand with the trace file trace, on a
+ * fresh file system (a fresh directory for a target): appends the run to
+ * row, or marks the row failed with the reason of the step that failed.
+ * Everything set up is undone before it returns. Nothing is done for a
+ * row already failed. 0, or -EINTR when interrupted (the row is marked failed).
  */
-int cmp_run_row(const struct cmp_env *env, struct cmp_row *row, const char *trace,
-		unsigned runs);
+int cmp_run_once(const struct cmp_env *env, struct cmp_row *row, const char *trace,
+		 unsigned run, unsigned runs);
+/*
+ * The order of the runs: each of the nrows rows `runs` times, shuffled
+ * (Fisher-Yates with a generator seeded by seed; the same seed gives the
+ * same order). *out (malloc'd) holds nrows * runs row indices.
+ * 0 or -ENOMEM.
+ */
+int cmp_schedule(unsigned nrows, unsigned runs, unsigned long seed, unsigned **out);
 /* Removes a directory tree, staying on its file system. 0 or -errno. */
 int cmp_remove_tree(const char *path);
 /* Undoes whatever is still set up (mount, loop device, directory): idempotent. */

@@ -559,15 +559,14 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	return 0;
 }
 
-int cmp_run_row(const struct cmp_env *env, struct cmp_row *row, const char *trace,
-		unsigned runs)
+int cmp_run_once(const struct cmp_env *env, struct cmp_row *row, const char *trace,
+		 unsigned run, unsigned runs)
 {
 	char log[PATH_MAX], image[PATH_MAX];
-	unsigned run;
 
 	snprintf(log, sizeof(log), "%s/%s-%s.log", env->logdir, row->cand->name, row->variant);
 	snprintf(image, sizeof(image), "%s/%s.img", env->workdir, row->cand->name);
-	for (run = 1; run <= runs && !row->failed && !cmp_interrupted; run++) {
+	if (!row->failed && !cmp_interrupted) {
 		one_run(env, row, trace, log, image, run, runs);
 		cmp_cleanup();
 		if (row->cand->kind == CMP_IMAGE)

@@ -2,7 +2,8 @@
  * model.c: the pure parts of `fstap compare`: candidate specifications,
  * image sizing, parsing one replay run from replay's JSON, and the
  * statistics of the table (median, min, max, ratio to the best, the
- * operations that dominate the time). No system state is touched here.
+ * operations that dominate the time) and the shuffled order of the runs.
+ * No system state is touched here.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -426,4 +427,35 @@ unsigned cmp_top_ops(const struct cmp_results *res, const char **names, unsigned
 out:
 	free(t);
 	return out;
+}
+
+/* splitmix64: a small, well-mixed generator, enough to shuffle runs. */
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int cmp_schedule(unsigned nrows, unsigned runs, unsigned long seed, unsigned **out)
+{
+	size_t n = (size_t)nrows * runs, i;
+	uint64_t state = seed;
+	unsigned *s = malloc((n ? n : 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		s[i] = (unsigned)(i % (nrows ? nrows : 1));
+	for (i = n; i > 1; i--) {
+		size_t j = (size_t)(splitmix64(&state) % i);
+		unsigned t = s[i - 1];
+
+		s[i - 1] = s[j];
+		s[j] = t;
+	}
+	*out = s;
+	return 0;
 }

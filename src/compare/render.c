@@ -103,6 +103,72 @@ static void divergence_section(FILE *f, const struct cmp_results *res, int cw, i
 	}
 }
 
+/* The verdict column: "best", "same (p=0.89)", "slower 1.90-2.10x", ... */
+static void verdict_cell(const struct cmp_row *r, char *buf, size_t len)
+{
+	switch (r->verdict) {
+	case CMP_V_SAME:
+		snprintf(buf, len, "same (p=%.2g)", r->p_holm);
+		return;
+	case CMP_V_SLOWER:
+		snprintf(buf, len, "slower %.2f-%.2fx%s", r->vs_best_ci.lo, r->vs_best_ci.hi,
+			 r->vs_best_ci.reaches_95 ? "" : "*");
+		return;
+	case CMP_V_INCONCLUSIVE:
+		if (r->runs_needed)
+			snprintf(buf, len, "inconclusive (p=%.2g; %u runs could tell)", r->p_holm,
+				 r->runs_needed);
+		else
+			snprintf(buf, len, "inconclusive (p=%.2g)", r->p_holm);
+		return;
+	case CMP_V_DIVERGED:
+		snprintf(buf, len, "diverged: not ranked");
+		return;
+	default:
+		snprintf(buf, len, "%s", cmp_verdict_name(r->verdict));
+	}
+}
+
+/*
+ * Under the table: what a star means, why each diverged row is not
+ * ranked (with its divergence log), and the closing sentence.
+ */
+static void verdict_notes(FILE *f, const struct cmp_results *res)
+{
+	char buf[2048], path[4096], label[128];
+	bool star = false;
+	unsigned i;
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if (r->failed || !r->nruns)
+			continue;
+		star = star || !r->elapsed_ci.reaches_95 ||
+		       (r->verdict == CMP_V_SLOWER && !r->vs_best_ci.reaches_95);
+	}
+	fprintf(f, "\nmedian CI: distribution-free 95%% interval of the median; verdicts: exact "
+		   "Mann-Whitney test against the best row, Holm-corrected, p < %.2g\n", CMP_ALPHA);
+	if (star)
+		fprintf(f, "*: too few runs for a 95%% interval (the median's needs 6 per row): "
+			   "the range shown covers less (results.json: ci95_coverage)\n");
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if (r->verdict != CMP_V_DIVERGED)
+			continue;
+		cmp_row_label(res, r, label, sizeof(label));
+		fprintf(f, "%s is not ranked: run %u diverged in %llu of %llu operations, above "
+			   "--max-divergence=%g%%", label, r->div_run,
+			(unsigned long long)r->div_worst, (unsigned long long)r->div_ops,
+			100 * res->max_divergence);
+		if (res->logdir && cmp_divlog_path(path, sizeof(path), res->logdir, r, r->div_run))
+			fprintf(f, "; see %s", path);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n%s\n", cmp_verdict_sentence(res, buf, sizeof(buf)));
+}
+
 int cmp_render_table(FILE *f, const struct cmp_results *res)
 {
 	const char *top[MAX_TOP_OPS];
@@ -122,9 +188,13 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 	}
 	fprintf(f, "fstap compare: %s, %u run%s per row, each on a fresh file system\n",
 		base_name(res->trace), res->runs, res->runs == 1 ? "" : "s");
+	if (res->shuffled)
+		fprintf(f, "runs of all rows interleaved in a shuffled order (--seed=%lu repeats it)\n",
+			res->seed);
 	fprintf(f, "elapsed seconds (lower is better); ops/s is the median over the runs\n\n");
-	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  %10s  %7s\n", cw, "candidate", vw, "variant", nw,
-		"median", nw, "min", nw, "max", "ops/s", "vs best");
+	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  %10s  %7s  %-*s  %s\n", cw, "candidate", vw,
+		"variant", nw, "median", nw, "min", nw, "max", "ops/s", "vs best", 2 * nw + 2,
+		"median CI", "verdict");
 	for (i = 0; i < res->nrows; i++) {
 		const struct cmp_row *r = &res->rows[i];
 
@@ -133,9 +203,15 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 			fprintf(f, "FAILED: %s\n", r->failed ? r->reason : "no run completed");
 			continue;
 		}
-		fprintf(f, "%*.*f  %*.*f  %*.*f  %10.0f  %6.2fx\n", nw, dec, r->med_s, nw, dec,
+		fprintf(f, "%*.*f  %*.*f  %*.*f  %10.0f  %6.2fx  ", nw, dec, r->med_s, nw, dec,
 			r->min_s, nw, dec, r->max_s, r->ops_per_s, r->ratio);
+		snprintf(buf, sizeof(buf), "%.*f-%.*f%s", dec, r->elapsed_ci.lo, dec,
+			 r->elapsed_ci.hi, r->elapsed_ci.reaches_95 ? "" : "*");
+		fprintf(f, "%-*s  ", 2 * nw + 2, buf);
+		verdict_cell(r, buf, sizeof(buf));
+		fprintf(f, "%s\n", buf);
 	}
+	verdict_notes(f, res);
 
 	divergence_section(f, res, cw, vw);
 
@@ -316,7 +392,7 @@ int cmp_render_svg(FILE *f, const struct cmp_results *res)
 	xml_text(f, base_name(res->trace));
 	fprintf(f, " \xe2\x80\x94 elapsed seconds, lower is better</text>\n");
 	fprintf(f, "<text x=\"12\" y=\"44\" fill=\"#555\">bar: median of %u run%s on a fresh file "
-		   "system each; whisker: min to max</text>\n", res->runs,
+		   "system each; whisker: min to max; red: 95%% CI of the median</text>\n", res->runs,
 		res->runs == 1 ? "" : "s");
 
 	/* Grid and x axis. */
@@ -371,9 +447,14 @@ int cmp_render_svg(FILE *f, const struct cmp_results *res)
 			left + r->min_s * scale, cy, left + r->max_s * scale, cy,
 			left + r->min_s * scale, y + 3, left + r->min_s * scale, y + barh - 3,
 			left + r->max_s * scale, y + 3, left + r->max_s * scale, y + barh - 3);
+		fprintf(f, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#c00\" stroke-width=\"4\" stroke-opacity=\"0.6\"><title>median "
+			   "CI %.*f-%.*f s</title></line>\n", left + r->elapsed_ci.lo * scale, cy,
+			left + r->elapsed_ci.hi * scale, cy, dec, r->elapsed_ci.lo, dec,
+			r->elapsed_ci.hi);
 		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\">"
-			   "%.*f s (%.2fx)</text>\n", left + r->max_s * scale + 8, cy, dec, r->med_s,
-			r->ratio);
+			   "%.*f s (%.2fx, %s)</text>\n", left + r->max_s * scale + 8, cy, dec, r->med_s,
+			r->ratio, cmp_verdict_name(r->verdict));
 	}
 	fprintf(f, "</svg>\n");
 	return ferror(f) ? -EIO : 0;
@@ -430,9 +511,51 @@ static json_t *run_json(const struct cmp_run *u)
 	return o;
 }
 
+/* KEY: [lo, hi] and KEY_coverage: the interval's actual confidence. */
+static void ci_json(json_t *o, const char *key, const struct cmp_ci *ci)
+{
+	char cov[64];
+
+	json_object_set_new(o, key, json_pack("[f,f]", ci->lo, ci->hi));
+	snprintf(cov, sizeof(cov), "%s_coverage", key);
+	json_object_set_new(o, cov, json_real(ci->coverage));
+}
+
+/* vs_best {ratio, hodges_lehmann, ci95, p, p_holm}, runs_needed and diverged, as they apply. */
+static void verdict_json(json_t *s, const struct cmp_results *res, const struct cmp_row *r)
+{
+	char path[4096];
+
+	if (r->verdict == CMP_V_BEST || r->tested) {
+		json_t *vb = json_object();
+
+		json_object_set_new(vb, "ratio", json_real(r->ratio));
+		json_object_set_new(vb, "hodges_lehmann", json_real(r->vs_best));
+		ci_json(vb, "ci95", &r->vs_best_ci);
+		if (r->tested) {
+			json_object_set_new(vb, "p", json_real(r->p));
+			json_object_set_new(vb, "p_holm", json_real(r->p_holm));
+		}
+		json_object_set_new(s, "vs_best", vb);
+	}
+	if (r->runs_needed)
+		json_object_set_new(s, "runs_needed", json_integer(r->runs_needed));
+	if (r->div_run) {
+		json_t *d = json_object();
+
+		json_object_set_new(d, "run", json_integer(r->div_run));
+		json_object_set_new(d, "divergences", json_integer((json_int_t)r->div_worst));
+		json_object_set_new(d, "ops", json_integer((json_int_t)r->div_ops));
+		if (res->logdir && cmp_divlog_path(path, sizeof(path), res->logdir, r, r->div_run))
+			json_object_set_new(d, "log", json_string(path));
+		json_object_set_new(s, "worst_divergence", d);
+	}
+}
+
 json_t *cmp_results_json(const struct cmp_results *res)
 {
 	json_t *root = json_object(), *cands = json_array(), *rows = json_array();
+	char sentence[2048];
 	unsigned i, j;
 
 	json_object_set_new(root, "fstap_compare", json_integer(1));
@@ -459,6 +582,7 @@ json_t *cmp_results_json(const struct cmp_results *res)
 		json_object_set_new(o, "candidate", json_string(r->cand->name));
 		json_object_set_new(o, "variant", json_string(r->variant));
 		json_object_set_new(o, "status", json_string(ok ? "ok" : "failed"));
+		json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
 		if (!ok)
 			json_object_set_new(o, "reason", json_string(r->failed ? r->reason
 									   : "no run completed"));
@@ -468,8 +592,11 @@ json_t *cmp_results_json(const struct cmp_results *res)
 			json_object_set_new(el, "median", json_real(r->med_s));
 			json_object_set_new(el, "min", json_real(r->min_s));
 			json_object_set_new(el, "max", json_real(r->max_s));
+			ci_json(el, "ci95", &r->elapsed_ci);
 			json_object_set_new(s, "elapsed_s", el);
 			json_object_set_new(s, "ops_per_s", json_real(r->ops_per_s));
+			ci_json(s, "ops_per_s_ci95", &r->ops_ci);
+			verdict_json(s, res, r);
 			json_object_set_new(s, "ratio_to_best", json_real(r->ratio));
 			json_object_set_new(s, "median_run", json_integer(r->median_run + 1));
 			json_object_set_new(o, "summary", s);
@@ -480,5 +607,9 @@ json_t *cmp_results_json(const struct cmp_results *res)
 		json_array_append_new(rows, o);
 	}
 	json_object_set_new(root, "rows", rows);
+	json_object_set_new(root, "conclusion",
+			    json_string(cmp_verdict_sentence(res, sentence, sizeof(sentence))));
+	json_object_set_new(root, "seed", json_integer((json_int_t)res->seed));
+	json_object_set_new(root, "max_divergence", json_real(res->max_divergence));
 	return root;
 }

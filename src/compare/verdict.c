@@ -215,11 +215,11 @@ static void row_clause(const struct cmp_results *res, const struct cmp_row *r, c
 		append(buf, len, "%s is the same within noise (p=%.2g)", label, r->p_holm);
 		break;
 	case CMP_V_SLOWER:
-		append(buf, len, "%s is %.2fx slower", label, r->vs_best);
+		append(buf, len, "%s is %.2fx slower", label, r->ratio);
 		append_ci(buf, len, &r->vs_best_ci);
 		break;
 	case CMP_V_INCONCLUSIVE:
-		append(buf, len, "%s is inconclusive at %.2fx (p=%.2g", label, r->vs_best,
+		append(buf, len, "%s is inconclusive at %.2fx (p=%.2g", label, r->ratio,
 		       r->p_holm);
 		if (r->runs_needed)
 			append(buf, len, "; %u runs per row could tell", r->runs_needed);

@@ -161,6 +161,31 @@ wait_until() {
 	done
 }
 
+# compare's tests: skips unless root, with loop devices and the tools named
+# (searched in PATH, /usr/sbin and /sbin).
+need_compare_tools() {
+	[ "$(id -u)" = 0 ] || skip "compare needs root (mkfs, losetup, mount)"
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
+		command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
+	done
+	[ -e /dev/loop-control ] || skip "no loop devices"
+}
+
+# Fails (naming WHEN) if a loop device backed by a file under $T, or a mount
+# under IMG, is left, or IMG is not empty: compare_released WHEN IMG.
+compare_released() {
+	if losetup -a | grep -F "$T/" >/dev/null; then
+		fail "$1: loop devices left: $(losetup -a | grep -F "$T/")"
+	fi
+	if findmnt -rn -o TARGET | grep -F "$2/" >/dev/null; then
+		fail "$1: mounts left: $(findmnt -rn -o TARGET | grep -F "$2/")"
+	fi
+	if [ -n "$(ls "$2")" ]; then
+		fail "$1: the image dir was not emptied: $(ls "$2")"
+	fi
+}
+
 finish() {
 	if [ "$test_failed" != 0 ]; then
 		exit 1

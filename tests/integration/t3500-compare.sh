@@ -7,12 +7,7 @@
 # mount of the test is left. Plus the usage and set-up errors.
 . "$FSTAP_SRCDIR/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "compare needs root (mkfs, losetup, mount)"
-for t in mkfs.ext4 mkfs.xfs mkfs.btrfs losetup mount findmnt blkid python3; do
-	command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
-	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ -e /dev/loop-control ] || skip "no loop devices"
+need_compare_tools mkfs.ext4 mkfs.xfs mkfs.btrfs losetup mount findmnt blkid python3
 
 IMG=$T/img
 mkdir -p "$IMG" "$T/target" "$T/small"
@@ -20,19 +15,6 @@ DEV=
 test_cleanup() {
 	if [ -n "$DEV" ]; then losetup -d "$DEV" 2>/dev/null || true; fi
 	umount "$T/small" 2>/dev/null || true
-}
-
-# Nothing of this test may stay attached or mounted.
-check_released() {
-	if losetup -a | grep -F "$T/" >/dev/null; then
-		fail "$1: loop devices left: $(losetup -a | grep -F "$T/")"
-	fi
-	if findmnt -rn -o TARGET | grep -F "$IMG/" >/dev/null; then
-		fail "$1: mounts left: $(findmnt -rn -o TARGET | grep -F "$IMG/")"
-	fi
-	if [ -n "$(ls "$IMG")" ]; then
-		fail "$1: the image dir was not emptied: $(ls "$IMG")"
-	fi
 }
 
 "$FSTAP" import -o "$T/small.trace" "$FSTAP_SRCDIR/examples/traces/small.jsonl"
@@ -82,7 +64,7 @@ cp "$T/err" "$T/table.err"
 expect_grep "$T/table" "lower is better"
 expect_grep "$T/table" "FAILED: mkfs.ext4 failed (exit 1)"
 expect_grep "$T/table.err" "candidate 'bad' (recorded) failed"
-check_released "after the main run"
+compare_released "after the main run" "$IMG"
 [ -z "$(ls "$T/target")" ] || fail "the target directory was not cleaned: $(ls "$T/target")"
 for f in results.json results.csv chart.svg logs/ext4-recorded.log logs/bad-recorded.log; do
 	[ -s "$T/res/$f" ] || fail "no $f in --out"
@@ -95,13 +77,8 @@ for f in ext4-recorded-run1 ext4-recorded-run2 btrfs-recorded-run2 dir-recorded-
 done
 
 # --- a run that diverges: the table names its log, which holds it -----------
-cat >"$T/div.jsonl" <<'J'
-{"fstap":"trace","version":"1.0"}
-{"op":"state_inode","obj":1,"mode":16877}
-{"op":"process","pid":7,"ppid":1,"comm":"rm","t":10}
-{"op":"unlink","t":100,"dur":10,"tid":7,"pid":7,"obj":1,"name":"not-there"}
-J
-"$FSTAP" import -o "$T/div.trace" "$T/div.jsonl"
+# one unlink of a name that is not there: the replay's result differs
+"$FSTAP" import -o "$T/div.trace" "$FSTAP_SRCDIR/tests/integration/data/unlink-missing.jsonl"
 mkdir "$T/target4"
 expect_exit 0 "$FSTAP" compare --target=d="$T/target4" --runs=1 --no-progress \
 	--out="$T/res4" "$T/div.trace"
@@ -179,7 +156,7 @@ expect_grep "$T/out" "mkfs.ext4 -I 128, mount -o noatime"
 expect_grep "$T/res2/logs/e128-recorded.log" "mkfs.ext4 -F -q -I 128 /dev/loop"
 expect_grep "$T/res2/logs/e128-recorded.log" "mount -t ext4 -o noatime /dev/loop"
 expect_grep "$T/res2/logs/e128-recorded.log" "--order=strict"
-check_released "after the option run"
+compare_released "after the option run" "$IMG"
 
 # --- a block device: used when blank, refused when it holds a file system -------
 truncate -s 320M "$T/dev.img"
@@ -196,7 +173,7 @@ expect_exit 1 "$FSTAP" compare --device="$DEV" --force --fs=ext4 --runs=1 --imag
 umount "$T/devmnt"
 losetup -d "$DEV"
 DEV=
-check_released "after the device runs"
+compare_released "after the device runs" "$IMG"
 
 # --- variants: the order-sensitivity matrix ---------------------------------------
 expect_exit 0 "$FSTAP" compare --fs=ext4 --target=dir="$T/target" \
@@ -207,7 +184,7 @@ for c in ext4 dir; do
 	done
 done
 [ "$(grep -c ',ok,' "$T/res3/results.csv")" = 6 ] || fail "variant CSV: $(cat "$T/res3/results.csv")"
-check_released "after the variants"
+compare_released "after the variants" "$IMG"
 
 # --- interrupted half-way: everything is undone -------------------------------------
 "$FSTAP" compare --fs=ext4,xfs --runs=500 --image-dir="$IMG" --no-progress "$TR" \
@@ -227,6 +204,6 @@ set -e
 [ $rc = 1 ] || fail "interrupted compare exited $rc, expected 1"
 expect_grep "$T/int.err" "interrupted"
 expect_grep "$T/int.out" "FAILED: "
-check_released "after the interruption"
+compare_released "after the interruption" "$IMG"
 
 finish

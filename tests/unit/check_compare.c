@@ -1,8 +1,9 @@
 /*
  * check_compare.c: unit tests of the pure parts of `fstap compare`
- * (src/compare/model.c, render.c): candidate specifications, image sizing,
- * the statistics, parsing a replay run, and the table, CSV, SVG and JSON
- * renderers on synthetic results.
+ * (src/compare/model.c, render.c, verdict.c): candidate specifications,
+ * image sizing, the statistics, the order of the runs, the verdicts,
+ * parsing a replay run, and the table, CSV, SVG and JSON renderers on
+ * synthetic results.
  */
 #include <check.h>
 #include <errno.h>
@@ -275,6 +276,12 @@ START_TEST(test_table)
 	/* The breakdown: ext4's median run has read mean 5 us, p99 15 us. */
 	ck_assert_ptr_nonnull(strstr(t, "5.00 / 15.0"));
 	ck_assert_ptr_nonnull(strstr(t, "mkfs.xfs -i size=512, mount -o noatime, loop image"));
+	/* the verdict column, the median's interval (3 runs: min-max, starred) */
+	ck_assert_ptr_nonnull(strstr(t, "2.00x  1.000-3.000*        inconclusive (p=0.4; 5 runs "
+				       "could tell)\n"));
+	ck_assert_ptr_nonnull(strstr(t, "1.00x  0.500-1.500*        best\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nxfs-512 (name) is fastest; ext4 (recorded) is "
+				       "inconclusive at 2.00x (p=0.4; 5 runs per row could tell)"));
 	free(t);
 	free_results(&res);
 }
@@ -353,7 +360,7 @@ START_TEST(test_svg)
 	ck_assert_uint_eq(count(t, "class=\"failed\""), 1);
 	ck_assert_ptr_nonnull(strstr(t, "&lt;bad&gt; &amp; &quot;worse&quot;"));
 	ck_assert_ptr_null(strstr(t, "<bad>"));
-	ck_assert_ptr_nonnull(strstr(t, "2.000 s (2.00x)"));
+	ck_assert_ptr_nonnull(strstr(t, "2.000 s (2.00x, inconclusive)"));
 	ck_assert_ptr_nonnull(strstr(t, "lower is better"));
 	free(t);
 	free_results(&res);
@@ -394,7 +401,7 @@ END_TEST
 START_TEST(test_json)
 {
 	struct cmp_results res;
-	json_t *j, *rows, *row;
+	json_t *j, *rows, *row, *sum, *ci;
 
 	make_results(&res);
 	j = cmp_results_json(&res);
@@ -409,9 +416,27 @@ START_TEST(test_json)
 	ck_assert_uint_eq(json_array_size(json_object_get(row, "runs")), 3);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(row,
 		"runs"), 1), "elapsed_ns")), 1000000000);
+	/* the new keys: verdict, elapsed_s.ci95 (3 runs: min-max, 75%), vs_best */
+	ck_assert_str_eq(json_string_value(json_object_get(row, "verdict")), "inconclusive");
+	sum = json_object_get(row, "summary");
+	ci = json_object_get(json_object_get(sum, "elapsed_s"), "ci95");
+	ck_assert_double_eq(json_real_value(json_array_get(ci, 0)), 1.0);
+	ck_assert_double_eq(json_real_value(json_array_get(ci, 1)), 3.0);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(json_object_get(sum, "elapsed_s"),
+		"ci95_coverage")), 0.75, 1e-12);
+	ck_assert_uint_eq(json_array_size(json_object_get(sum, "ops_per_s_ci95")), 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(sum, "vs_best"), "ci95")),
+			  2);
+	ck_assert(json_is_real(json_object_get(json_object_get(sum, "vs_best"), "p_holm")));
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "runs_needed")), 5);
+	row = json_array_get(rows, 2);
+	ck_assert_str_eq(json_string_value(json_object_get(row, "verdict")), "best");
 	row = json_array_get(rows, 3);
 	ck_assert_str_eq(json_string_value(json_object_get(row, "status")), "failed");
+	ck_assert_str_eq(json_string_value(json_object_get(row, "verdict")), "failed");
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(row, "reason")), "mkfs"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "conclusion")),
+				     "xfs-512 (name) is fastest"));
 	json_decref(j);
 	free_results(&res);
 }
@@ -531,6 +556,31 @@ START_TEST(test_verdict_diverged_failed)
 }
 END_TEST
 
+START_TEST(test_schedule)
+{
+	unsigned *a, *b, seen[3] = { 0, 0, 0 }, i, moved = 0;
+
+	/* each of 3 rows 4 times, shuffled; the same seed, the same order */
+	ck_assert_int_eq(cmp_schedule(3, 4, 42, &a), 0);
+	ck_assert_int_eq(cmp_schedule(3, 4, 42, &b), 0);
+	ck_assert_int_eq(memcmp(a, b, 12 * sizeof(*a)), 0);
+	for (i = 0; i < 12; i++) {
+		ck_assert_uint_lt(a[i], 3);
+		seen[a[i]]++;
+		moved += a[i] != i % 3;
+	}
+	ck_assert_uint_eq(seen[0], 4);
+	ck_assert_uint_eq(seen[1], 4);
+	ck_assert_uint_eq(seen[2], 4);
+	ck_assert_uint_gt(moved, 0);	/* not the row-by-row round robin */
+	free(b);
+	ck_assert_int_eq(cmp_schedule(3, 4, 43, &b), 0);
+	ck_assert_int_ne(memcmp(a, b, 12 * sizeof(*a)), 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
 static Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -550,6 +600,7 @@ static Suite *compare_suite(void)
 	tcase_add_test(tc, test_svg);
 	tcase_add_test(tc, test_run_from_json);
 	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_schedule);
 	tcase_add_test(tc, test_verdict_slower_same);
 	tcase_add_test(tc, test_verdict_inconclusive);
 	tcase_add_test(tc, test_verdict_diverged_failed);

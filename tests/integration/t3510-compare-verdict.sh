@@ -1,0 +1,90 @@
+#!/bin/sh
+# t3510-compare-verdict.sh: compare's verdicts for real, as root, on small
+# ext4 loop images: an A/A comparison (one candidate under two names) on a
+# recorded write workload gives best and inconclusive (3 runs cannot
+# decide), never slower, with the runs interleaved in the order of --seed;
+# results.json carries the verdicts, the ci95 pairs and the conclusion; a
+# trace whose replay diverges makes its row diverged and unranked, with the
+# count and the divergence log, unless --max-divergence allows it.
+. "$FSTAP_SRCDIR/tests/integration/lib.sh"
+
+need_compare_tools mkfs.ext4 losetup mount findmnt python3 dd
+
+IMG=$T/img
+mkdir -p "$IMG" "$T/b" "$T/target"
+
+# --- a write workload, recorded --------------------------------------------------
+"$FSTAP" record -q -o "$T/w.trace" "$T/b" -- sh -c "cd '$T/b' &&
+	for i in 1 2 3 4 5 6; do dd if=/dev/zero of=f\$i bs=64k count=4 status=none; done" ||
+	fail "the recording failed"
+
+# --- A/A: the same candidate under two names ---------------------------------------
+expect_exit 0 "$FSTAP" compare --candidate=a:ext4 --candidate=b:ext4 --runs=3 --seed=42 \
+	--image-dir="$IMG" --no-progress --out="$T/aa" "$T/w.trace"
+cp "$T/out" "$T/aa.table"
+expect_grep "$T/aa.table" "runs of all rows interleaved in a shuffled order (--seed=42 repeats it)"
+expect_grep "$T/err" "6 runs in a shuffled order, --seed=42"
+expect_grep "$T/aa.table" "median CI"
+# one best, the other inconclusive: 3 runs against 3 cannot reach p < 0.05
+python3 - "$T/aa.table" "$T/aa" <<'PY' || fail "A/A verdicts: $(cat "$T/aa.table")"
+import json, sys
+table, out = open(sys.argv[1]).read(), sys.argv[2]
+res = json.load(open(out + "/results.json"))
+v = {r["candidate"]: r["verdict"] for r in res["rows"]}
+assert sorted(v.values()) == ["best", "inconclusive"], v
+best = [c for c in v if v[c] == "best"][0]
+other = [c for c in v if v[c] != "best"][0]
+assert "slower" not in table, table
+for r in res["rows"]:
+    s = r["summary"]
+    el = sorted(run["elapsed_ns"] / 1e9 for run in r["runs"])
+    assert len(el) == 3, el
+    # 3 runs: the median's interval is min-max, covering 75%
+    assert s["elapsed_s"]["ci95"] == [el[0], el[2]] or \
+        max(abs(a - b) for a, b in zip(s["elapsed_s"]["ci95"], [el[0], el[2]])) < 1e-9, s
+    assert abs(s["elapsed_s"]["ci95_coverage"] - 0.75) < 1e-12, s
+    assert len(s["ops_per_s_ci95"]) == 2, s
+    vb = s["vs_best"]
+    assert len(vb["ci95"]) == 2 and vb["ci95"][0] <= vb["hodges_lehmann"] <= vb["ci95"][1], vb
+    if r["verdict"] == "inconclusive":
+        assert s["runs_needed"] == 4 and vb["p_holm"] >= 0.1 - 1e-12, s
+        for run in r["runs"]:
+            assert run["bytes_written"] == 6 * 4 * 65536, run
+assert res["seed"] == 42 and res["options"]["seed"] == 42, res["seed"]
+assert res["conclusion"].startswith(best + " is fastest; " + other + " is inconclusive"), \
+    res["conclusion"]
+assert res["conclusion"] in table, res["conclusion"]
+line = [l for l in table.split("\n") if l.startswith(other + " ")][0]
+assert "inconclusive (p=" in line and "4 runs could tell" in line, line
+PY
+compare_released "after the A/A compare" "$IMG"
+
+# --- a replay that diverges is not ranked ----------------------------------------------
+# one unlink of a name that is not there: the replay's result differs
+"$FSTAP" import -o "$T/div.trace" "$FSTAP_SRCDIR/tests/integration/data/unlink-missing.jsonl"
+expect_exit 0 "$FSTAP" compare --target=d="$T/target" --runs=1 --no-progress \
+	--out="$T/div" "$T/div.trace"
+expect_grep "$T/out" "d is not ranked: run 1 diverged in 1 of 1 operations, above \
+--max-divergence=0.1%; see $T/div/logs/d-recorded-run1.divergences.jsonl"
+expect_grep "$T/out" "no candidate could be ranked; d diverged (1 of 1 operations in run 1) and is not ranked"
+grep -E "^d +recorded +[0-9.]+ .* diverged: not ranked$" "$T/out" >/dev/null ||
+	fail "no diverged row: $(cat "$T/out")"
+python3 - "$T/div/results.json" <<'PY' || fail "diverged results.json"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["verdict"] == "diverged" and "vs_best" not in r["summary"], r
+d = r["summary"]["worst_divergence"]
+assert d["run"] == 1 and d["divergences"] == 1 and d["ops"] == 1, d
+assert d["log"].endswith("/logs/d-recorded-run1.divergences.jsonl"), d
+PY
+# allowed: the same row is ranked
+expect_exit 0 "$FSTAP" compare --target=d="$T/target" --runs=1 --no-progress \
+	--max-divergence=100 "$T/div.trace"
+expect_grep "$T/out" "d is fastest"
+expect_exit 2 "$FSTAP" compare --max-divergence=x "$T/div.trace"
+expect_grep "$T/err" "--max-divergence must be a percentage from 0 to 100, not 'x'"
+expect_exit 2 "$FSTAP" compare --seed=-1 "$T/div.trace"
+expect_grep "$T/err" "--seed must be a number, not '-1'"
+compare_released "at the end" "$IMG"
+
+finish
