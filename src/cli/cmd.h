@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 int cmd_compare(int argc, char **argv);
+int cmd_disk(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_import(int argc, char **argv);

@@ -23,6 +23,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "compare", cmd_compare, "run a trace on several file systems and compare them" },
+	{ "disk", cmd_disk, "serve an image file with the timing of a modeled disk" },
 	{ "export", cmd_export, "write a trace as JSON Lines, paths resolved" },
 	{ "filter", cmd_filter, "keep the operations of some processes, paths, types or times" },
 	{ "import", cmd_import, "write a trace from JSON Lines" },

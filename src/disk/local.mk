@@ -7,6 +7,14 @@ libdisk_a_SOURCES = \
 	src/disk/model.c
 libdisk_a_CFLAGS = $(AM_CFLAGS)
 
+# The daemon uses the recorder's stop handling (src/record/stop.c).
+noinst_LIBRARIES += libdiskd.a
+libdiskd_a_SOURCES = src/disk/daemon.h src/disk/daemon.c
+libdiskd_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
+
+fstap_SOURCES += src/cli/cmd-disk.c
+fstap_LDADD += libdiskd.a libdisk.a librecord.a $(FSTAP_LIBS) $(FUSE_LIBS) -lm
+
 DISK_UNIT_TESTS = tests/unit/check_disk_model
 check_PROGRAMS += $(DISK_UNIT_TESTS)
 TESTS += $(DISK_UNIT_TESTS)
@@ -15,3 +23,7 @@ tests_unit_check_disk_model_SOURCES = tests/unit/check_disk_model.c
 tests_unit_check_disk_model_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_disk_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_disk_model_LDADD = libdisk.a $(CHECK_LIBS) -lm
+
+DISK_TESTS = tests/integration/t4000-disk.sh
+TESTS += $(DISK_TESTS)
+EXTRA_DIST += $(DISK_TESTS) docs/disk.md

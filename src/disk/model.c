@@ -445,6 +445,10 @@ static double position_ns(struct disk_model *m, uint64_t b)
 
 	if (b == m->h.head)
 		return 0;
+	/* a little ahead on the same track: wait for it to come under the head */
+	if (b > m->h.head && (double)(b - m->h.head) <
+	    m->h.rate[disk_hdd_zone(m, m->h.head)] * 2 * disk_hdd_rotation_ns(m) / 1e9)
+		return transfer_ns(m, m->h.head, b - m->h.head);
 	from = disk_hdd_cylinder(m, m->h.head);
 	to = disk_hdd_cylinder(m, b);
 	d = from > to ? from - to : to - from;

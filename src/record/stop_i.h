@@ -6,7 +6,8 @@
  * processes using it: the unmount waits for them, saying so once, and a
  * second signal detaches it (lazy unmount) instead.
  *
- * Not a public API: only src/record/ includes this.
+ * Not a public API: src/record/ and fstap disk's daemon (src/disk/daemon.c)
+ * include this.
  */
 #ifndef FSTAP_RECORD_STOP_I_H
 #define FSTAP_RECORD_STOP_I_H

@@ -2,7 +2,8 @@
  * check_disk_model.c: the arithmetic of fstap disk's models (src/disk/
  * model.c) against cases computed by hand: the seek curve at 0, 1 cylinder,
  * a third and the whole stroke; rotation from the rpm; zones (rate, which
- * zone, which cylinder); a random read, a sequential one, a read-ahead hit;
+ * zone, which cylinder); a random read, a sequential one, one a little
+ * ahead on the track, one queued behind another, a read-ahead hit;
  * writes with the write cache off and on, a flush; the ssd's channels and
  * shared transfer; parsing of --model specs and their errors.
  */
@@ -104,12 +105,14 @@ START_TEST(test_random_and_sequential_read)
 	/* the next sector, later: no seek, no rotation (no read-ahead here) */
 	ck_near(disk_model_submit(m, DISK_READ, 1000004096ull, 4096, t + 1000000),
 		t + 1000000 + 40960);
-	/* arriving while busy: queued behind the first */
+	/* 100 KB ahead on the track: the gap passes under the head (1 ms) */
+	ck_near(disk_model_submit(m, DISK_READ, 1000108192ull, 4096, 0),
+		t + 1000000 + 40960 + 1000000 + 40960);
 	st = disk_model_stats(m);
 	ck_assert_uint_eq(st->seeks, 1);
 	ck_assert_uint_eq(st->seek_cylinders, 1000);
-	ck_assert_uint_eq(st->requests[DISK_READ], 2);
-	ck_assert_uint_eq(st->bytes[DISK_READ], 8192);
+	ck_assert_uint_eq(st->requests[DISK_READ], 3);
+	ck_assert_uint_eq(st->bytes[DISK_READ], 12288);
 	ck_assert_uint_eq(st->cache_hits, 0);
 }
 END_TEST
@@ -120,8 +123,8 @@ START_TEST(test_queue)
 	uint64_t a, b;
 
 	model(&p);
-	a = disk_model_submit(m, DISK_READ, 1000000000ull, 4096, 0);
-	/* same cylinder, not the next sector: half a rotation, after the first */
+	a = disk_model_submit(m, DISK_READ, 1000500000ull, 4096, 0);
+	/* same cylinder, behind the head: half a rotation, after the first */
 	b = disk_model_submit(m, DISK_READ, 1000100000ull, 4096, 0);
 	ck_near(b, a + 4166666.67 + 40960);
 	ck_assert_uint_eq(disk_model_stats(m)->seeks, 1);
