@@ -1,0 +1,134 @@
+/*
+ * imp_i.h: the state of an strace import, shared by its driver
+ * (strace_import.c: lines, processes, descriptors, summary), its namespace
+ * (strace_ns.c: objects, names, the initial state) and its calls
+ * (strace_calls.c: one function per system call).
+ */
+#ifndef FSTAP_IMP_I_H
+#define FSTAP_IMP_I_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fstap/trace.h"
+#include "import/strace_i.h"
+#include "import/strace_import.h"
+
+/* One object: what the importer knows of it. */
+struct imp_obj {
+	uint64_t parent;	/* directories: the parent (their one name) */
+	uint32_t type;		/* S_IFMT bits, 0 if not known */
+	uint64_t size;		/* as far as the log tells */
+	char *target;		/* symlinks: the target, if known */
+};
+
+/* A name: directory parent holds name -> child. */
+struct imp_dent {
+	struct imp_dent *next;
+	uint64_t parent, child;
+	uint32_t len;
+	char name[];
+};
+
+/* An open file description (shared by dup'ed and inherited descriptors). */
+struct imp_ofd {
+	uint64_t obj, fh;
+	uint64_t pos, flags, dir_cookie;
+	bool dir, opath;
+	int refs;
+};
+
+struct imp_fd {
+	struct imp_ofd *o;
+	bool cloexec;
+};
+
+/* A descriptor table (shared by CLONE_FILES threads). */
+struct imp_fdtab {
+	int refs, n;
+	struct imp_fd *v;
+};
+
+struct imp_proc {
+	struct imp_proc *next;
+	uint32_t pid, tgid;
+	struct imp_fdtab *fds;
+	uint32_t umask;
+	char *cwd;		/* learned from AT_FDCWD<...>, chdir; NULL if not known */
+	char *pending;		/* the line of an <unfinished ...> call */
+	uint64_t pending_line;
+};
+
+struct imp_count {
+	char name[ST_NAME_MAX];
+	uint64_t n;
+};
+
+#define IMP_DENT_BUCKETS 65536
+#define IMP_COUNTS_MAX 512
+
+/* One call as the handlers see it. */
+struct imp_call {
+	struct st_line *l;
+	struct imp_proc *p;
+	struct st_span a[ST_ARGS_MAX];
+	int na;
+};
+
+struct imp {
+	const struct strace_import_opts *opts;
+	const char *in_name;
+	struct strace_import_stats *st;
+	struct fstap_writer *w;
+	char root[PATH_MAX];
+	size_t rootlen;
+	uint32_t uid, gid;
+
+	struct imp_obj *objs;
+	uint64_t nobjs, capobjs;
+	struct imp_dent **dents;
+	uint64_t next_fh;
+
+	struct imp_proc *procs;
+	bool have_t0;
+	int64_t t0, last_t, day;
+	uint64_t end_ns;
+
+	struct imp_count outside[IMP_COUNTS_MAX], unsupported[IMP_COUNTS_MAX];
+	int noutside, nunsupported;
+
+	/* scratch for the calls */
+	char path[PATH_MAX], path2[PATH_MAX], fdpath[PATH_MAX];
+	char sbuf[65536];
+};
+
+/* ---- strace_ns.c ---- */
+int ns_init(struct imp *im);
+void ns_free(struct imp *im);
+/* A new object of type (S_IFMT bits or 0): its id, 0 on ENOMEM. */
+uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent);
+uint64_t ns_get(struct imp *im, uint64_t parent, const char *name);
+int ns_add(struct imp *im, uint64_t parent, const char *name, uint64_t child);
+void ns_remove(struct imp *im, uint64_t parent, const char *name);
+/* Describes dir as the initial state: STATE_INODE/DENTRY records, and learns it. */
+int ns_state(struct imp *im, const char *dir);
+
+/* ---- strace_import.c ---- */
+/* A record with the call's common header (times, thread, credentials, result). */
+void imp_rec(struct imp *im, const struct imp_call *c, unsigned op, struct fstap_rec *r);
+int imp_emit(struct imp *im, const struct fstap_rec *r);
+void imp_count(struct imp_count *v, int *n, const char *name);
+struct imp_ofd *imp_fd_get(struct imp_proc *p, int fd);
+int imp_fd_set(struct imp *im, struct imp_proc *p, int fd, struct imp_ofd *o, bool cloexec);
+/* Closes fd: FLUSH and, at the last reference, RELEASE (RELEASEDIR). */
+int imp_fd_close(struct imp *im, const struct imp_call *c, struct imp_proc *p, int fd);
+
+/* ---- strace_calls.c ---- */
+/*
+ * Imports one whole call: 0 (counted as imported, outside, unsupported or
+ * with an unknown descriptor), or -errno (the writer failed).
+ */
+int calls_import(struct imp *im, struct imp_call *c);
+
+#endif

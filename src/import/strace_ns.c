@@ -1,0 +1,269 @@
+/*
+ * strace_ns.c: the objects and names of an strace import, and its initial
+ * state. Object ids are given as the recorder gives them: the root is 1,
+ * then one per inode in the order the import meets it (the --state walk
+ * first, by (device, inode) so hard links share one), never reused. Names
+ * are (parent, name) -> child in one hash table; a directory keeps its
+ * parent, so a path is walked component by component and a rename of a
+ * directory moves everything below it.
+ *
+ * The state records come from the recorder's own snapshot code
+ * (snap_inode, snap_dentry: src/record/snapshot.c); only the walk, keyed
+ * by this importer's objects, is here.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "import/imp_i.h"
+#include "record/snapshot_i.h"
+
+static uint64_t hash_name(uint64_t parent, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ parent;
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 1099511628211ull;
+	return h;
+}
+
+int ns_init(struct imp *im)
+{
+	im->dents = calloc(IMP_DENT_BUCKETS, sizeof(*im->dents));
+	if (!im->dents)
+		return -ENOMEM;
+	im->nobjs = 1;		/* 0 is "none" */
+	if (!ns_new_obj(im, S_IFDIR, FSTAP_ROOT_OBJ))
+		return -ENOMEM;
+	return 0;
+}
+
+void ns_free(struct imp *im)
+{
+	uint64_t i;
+
+	for (i = 0; im->dents && i < IMP_DENT_BUCKETS; i++) {
+		struct imp_dent *d = im->dents[i], *n;
+
+		for (; d; d = n) {
+			n = d->next;
+			free(d);
+		}
+	}
+	free(im->dents);
+	for (i = 0; i < im->nobjs; i++)
+		free(im->objs[i].target);
+	free(im->objs);
+}
+
+uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent)
+{
+	if (im->nobjs >= im->capobjs) {
+		uint64_t cap = im->capobjs ? im->capobjs * 2 : 1024;
+		struct imp_obj *v = realloc(im->objs, cap * sizeof(*v));
+
+		if (!v)
+			return 0;
+		if (!im->capobjs)
+			memset(&v[0], 0, sizeof(v[0]));
+		im->objs = v;
+		im->capobjs = cap;
+	}
+	memset(&im->objs[im->nobjs], 0, sizeof(im->objs[0]));
+	im->objs[im->nobjs].type = type;
+	im->objs[im->nobjs].parent = parent;
+	return im->nobjs++;
+}
+
+static struct imp_dent **dent_slot(struct imp *im, uint64_t parent, const char *name)
+{
+	struct imp_dent **d = &im->dents[hash_name(parent, name) % IMP_DENT_BUCKETS];
+	size_t len = strlen(name);
+
+	for (; *d; d = &(*d)->next)
+		if ((*d)->parent == parent && (*d)->len == len && !memcmp((*d)->name, name, len))
+			return d;
+	return d;
+}
+
+uint64_t ns_get(struct imp *im, uint64_t parent, const char *name)
+{
+	struct imp_dent *d = *dent_slot(im, parent, name);
+
+	return d ? d->child : 0;
+}
+
+int ns_add(struct imp *im, uint64_t parent, const char *name, uint64_t child)
+{
+	struct imp_dent **slot = dent_slot(im, parent, name), *d;
+	size_t len = strlen(name);
+
+	if (*slot) {
+		(*slot)->child = child;
+	} else {
+		d = malloc(sizeof(*d) + len + 1);
+		if (!d)
+			return -ENOMEM;
+		d->next = NULL;
+		d->parent = parent;
+		d->child = child;
+		d->len = (uint32_t)len;
+		memcpy(d->name, name, len + 1);
+		*slot = d;
+	}
+	if (child < im->nobjs && im->objs[child].type == S_IFDIR)
+		im->objs[child].parent = parent;
+	return 0;
+}
+
+void ns_remove(struct imp *im, uint64_t parent, const char *name)
+{
+	struct imp_dent **slot = dent_slot(im, parent, name), *d = *slot;
+
+	if (d) {
+		*slot = d->next;
+		free(d);
+	}
+}
+
+/* ---- the initial state --------------------------------------------------- */
+
+struct walk {
+	struct imp *im;
+	struct snapbuf *sb;
+	int ret;
+	/* (dev, ino) -> obj, for hard links: a sorted list is enough for a walk */
+	struct { dev_t dev; ino_t ino; uint64_t obj; } *seen;
+	size_t nseen, capseen;
+};
+
+static void walk_emit(const struct fstap_rec *rec, void *arg)
+{
+	struct walk *wk = arg;
+	int ret = fstap_writer_add(wk->im->w, rec);
+
+	if (ret && !wk->ret)
+		wk->ret = ret;
+}
+
+static uint64_t seen_obj(struct walk *wk, const struct stat *st, bool *newobj)
+{
+	size_t i;
+
+	*newobj = false;
+	if (st->st_nlink > 1 && !S_ISDIR(st->st_mode))
+		for (i = 0; i < wk->nseen; i++)
+			if (wk->seen[i].dev == st->st_dev && wk->seen[i].ino == st->st_ino)
+				return wk->seen[i].obj;
+	*newobj = true;
+	if (st->st_nlink > 1 && !S_ISDIR(st->st_mode)) {
+		if (wk->nseen == wk->capseen) {
+			size_t cap = wk->capseen ? wk->capseen * 2 : 64;
+			void *v = realloc(wk->seen, cap * sizeof(*wk->seen));
+
+			if (!v)
+				return 0;
+			wk->seen = v;
+			wk->capseen = cap;
+		}
+		wk->seen[wk->nseen].dev = st->st_dev;
+		wk->seen[wk->nseen].ino = st->st_ino;
+		wk->seen[wk->nseen].obj = wk->im->nobjs;
+		wk->nseen++;
+	}
+	return ns_new_obj(wk->im, st->st_mode & S_IFMT, 0);
+}
+
+static void remember_target(struct imp *im, uint64_t obj, int dfd, const char *name)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+
+	if (n > 0) {
+		buf[n] = '\0';
+		im->objs[obj].target = strdup(buf);
+	}
+}
+
+static int walk_dir(struct walk *wk, int dfd, uint64_t dobj)
+{
+	DIR *dp = fdopendir(dfd);
+	struct dirent *de = NULL;
+	int ret = 0;
+
+	if (!dp) {
+		ret = -errno;
+		close(dfd);
+		return ret;
+	}
+	while (!wk->ret && (errno = 0, de = readdir(dp))) {
+		struct stat st;
+		uint64_t obj;
+		bool newobj;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		obj = seen_obj(wk, &st, &newobj);
+		if (!obj) {
+			ret = -ENOMEM;
+			break;
+		}
+		wk->im->objs[obj].size = (uint64_t)st.st_size;
+		if (newobj) {
+			snap_inode(wk->sb, dirfd(dp), de->d_name, &st, obj, UINT32_MAX, walk_emit, wk);
+			wk->im->st->state_objects++;
+			if (S_ISLNK(st.st_mode))
+				remember_target(wk->im, obj, dirfd(dp), de->d_name);
+		}
+		snap_dentry(dobj, de->d_name, obj, walk_emit, wk);
+		if ((ret = ns_add(wk->im, dobj, de->d_name, obj)))
+			break;
+		if (S_ISDIR(st.st_mode)) {
+			int cfd = openat(dirfd(dp), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (cfd >= 0 && (ret = walk_dir(wk, cfd, obj)) && ret != -EACCES)
+				break;
+			ret = 0;
+		}
+	}
+	if (!ret && !de && errno)
+		ret = -errno;
+	closedir(dp);
+	return ret ? ret : wk->ret;
+}
+
+int ns_state(struct imp *im, const char *dir)
+{
+	struct walk wk = { .im = im };
+	struct stat st;
+	int dfd, ret;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	wk.sb = malloc(sizeof(*wk.sb));
+	if (!wk.sb) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	if (fstat(dfd, &st) < 0) {
+		ret = -errno;
+	} else {
+		snap_inode(wk.sb, dfd, ".", &st, FSTAP_ROOT_OBJ, UINT32_MAX, walk_emit, &wk);
+		im->st->state_objects++;
+		ret = walk_dir(&wk, dfd, FSTAP_ROOT_OBJ);	/* closes dfd */
+		dfd = -1;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(wk.sb);
+	free(wk.seen);
+	return ret ? ret : wk.ret;
+}
