@@ -413,6 +413,7 @@ struct rp_result {
 	uint64_t handles_left;		/* open at the end of the trace */
 	unsigned workers;
 	bool incomplete;		/* the trace had no footer */
+	struct fstap_cut cut;		/* how it was cut (cut.cut false: not) */
 	struct rp_stats stats;		/* merged over the workers */
 	struct rp_divlog *divlog;	/* --divergences: owned, or NULL */
 };

@@ -143,7 +143,10 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 	if (r->writes_merged)
 		fprintf(f, "writes:       %llu parts of writes the kernel split, issued with the "
 			"first part\n", (unsigned long long)r->writes_merged);
-	if (r->incomplete)
+	if (r->cut.cut)
+		fprintf(f, "trace:        incomplete: replayed the first %.1f s of %.1f s\n",
+			(double)r->cut.cutoff_ns / 1e9, (double)r->cut.end_ns / 1e9);
+	else if (r->incomplete)
 		fprintf(f, "trace:        incomplete (no footer)\n");
 	if (r->stats.devnodes || r->stats.device_io)
 		fprintf(f, "device nodes: %llu " FSTAP_DEVNODE_WORDS "; %llu operations through "
@@ -253,6 +256,13 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(o, "writes_merged", json_integer((json_int_t)r->writes_merged));
 	json_object_set_new(o, "handles_left_open", json_integer((json_int_t)r->handles_left));
 	json_object_set_new(o, "incomplete_trace", json_boolean(r->incomplete));
+	if (r->cut.cut)
+		json_object_set_new(o, "trace_cut",
+				    json_pack("{s:I, s:I, s:I, s:I}",
+					      "cutoff_ns", (json_int_t)r->cut.cutoff_ns,
+					      "end_ns", (json_int_t)r->cut.end_ns,
+					      "records", (json_int_t)r->cut.records,
+					      "records_read", (json_int_t)r->cut.records_read));
 	if (r->order == RP_ORDER_NONE)
 		json_object_set_new(o, "out_of_order", json_integer((json_int_t)s->out_of_order));
 	for (op = 0; op < FSTAP_OP_NR; op++) {

@@ -1536,6 +1536,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	progress(&r, true);
 
 	res->incomplete = !fstap_reader_complete(rd);
+	res->cut = *fstap_reader_cut(rd);
 	if (!ret && fstap_reader_notice(rd, "replayed", line, sizeof(line)))
 		fstap_warn("%s", line);
 	res->workers = (unsigned)r.nw;

@@ -122,6 +122,9 @@ for pos in sample:
         check(pos, "divergences", run0["divergences"] == 0,
               "%d: %s" % (run0["divergences"], json.dumps(run0.get("divergence"))[:600]))
         check(pos, "replayed records", run0["op_records"] == cut["records"], run0["op_records"])
+        check(pos, "replay's trace_cut", run0.get("trace_cut") ==
+              {k: cut[k] for k in ("cutoff_ns", "end_ns", "records", "records_read")},
+              run0.get("trace_cut"))
     lines = [l for l in p.stderr.splitlines() if "incomplete" in l]
     check(pos, "replay notice", lines == [notice("replayed", cut)], p.stderr)
     p = run("report", cut_path)
