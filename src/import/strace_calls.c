@@ -415,7 +415,7 @@ static int do_open(struct imp *im, struct imp_call *c, int dirarg, int patharg,
 	uint64_t fh;
 	int ret;
 
-	if (flags & __O_TMPFILE)
+	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return unsupported(im, c);
 	ret = entry_of(im, c, dirarg, patharg, im->path, true, &t);
 	if (ret)

@@ -7,6 +7,9 @@
 # log is imported with --root (the tree) and --state (the copy), then
 # `fstap prepare` + `fstap replay` on a fresh ext4 give 0 divergences and
 # the program's final tree. The summary counts the calls outside --root.
+# Then 4 Python threads create, write, fsync, read, rename, unlink and list
+# files at once: their <unfinished ...> calls all join (none left
+# unmatched) and the replay gives the same tree with 0 divergences.
 # A truncated log is an error naming its last line; garbage lines are an
 # error naming the first, or are counted with --skip-bad-lines.
 . "$(dirname "$0")/lib.sh"
@@ -42,33 +45,70 @@ tar cf "$T/back.tar" src keep
 RUN
 expect_exit 0 traced -f -tt -T -yy -v -o "$T/log" sh "$T/run.sh" || finish
 
-# --- import, prepare, replay on a fresh file system ---
-expect_exit 0 "$FSTAP" import --from=strace --root="$W" --state="$T/state" -o "$T/t.trace" "$T/log"
-expect_grep "$T/err" "fstap: imported "
-expect_grep "$T/err" "outside --root: "
-expect_grep "$T/err" "no fstap operation: "
-grep -q "unfinished calls never resumed" "$T/err" && fail "unmatched unfinished calls: $(cat "$T/err")"
-"$FSTAP" export "$T/t.trace" >"$T/t.jsonl"
-for op in create write read readdir rename unlink rmdir link setattr mkdir symlink; do
-	grep -q "\"op\":\"$op\"" "$T/t.jsonl" || fail "no $op record in the import"
-done
-
-# With --state every name is known from the state or the log itself: a
-# name learned on the way (a lookup that succeeded) means the import lost
-# track of one (a rename that did not move its names).
-grep '"op":"lookup"' "$T/t.jsonl" | grep '"res":0,' >"$T/learned" &&
-	fail "names the import did not know: $(head -c 600 "$T/learned")"
+# replay_case NAME LOG DIR STATE: imports LOG (root DIR, state STATE),
+# prepares and replays it on a fresh directory of the ext4, and compares
+# the tree with DIR's.
+replay_case() {
+	expect_exit 0 "$FSTAP" import --from=strace --root="$3" --state="$4" \
+		-o "$T/$1.trace" "$2" || return 0
+	cp "$T/err" "$T/$1.summary"
+	expect_grep "$T/$1.summary" "fstap: imported "
+	expect_grep "$T/$1.summary" "outside --root: "
+	expect_grep "$T/$1.summary" "no fstap operation: "
+	grep -q "never resumed" "$T/$1.summary" &&
+		fail "$1: unfinished calls left unmatched: $(cat "$T/$1.summary")"
+	"$FSTAP" export "$T/$1.trace" >"$T/$1.jsonl"
+	# With --state every name is known from the state or the log itself: a
+	# name learned on the way (a lookup that succeeded) means the import
+	# lost track of one (a rename that did not move its names).
+	grep '"op":"lookup"' "$T/$1.jsonl" | grep '"res":0,' >"$T/learned" &&
+		fail "$1: names the import did not know: $(head -c 600 "$T/learned")"
+	mkdir "$T/mnt/$1"
+	expect_exit 0 "$FSTAP" prepare "$T/$1.trace" "$T/mnt/$1" || return 0
+	expect_exit 0 "$FSTAP" replay --json="$T/$1.json" --divergences="$T/$1.div" \
+		"$T/$1.trace" "$T/mnt/$1" || return 0
+	[ "$(json_get "$T/$1.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
+		fail "$1: divergences: $(head -c 2000 "$T/$1.div")"
+	tree_state "$3" >"$T/want"
+	tree_state "$T/mnt/$1" >"$T/got"
+	diff "$T/want" "$T/got" >"$T/diff" ||
+		fail "$1: the replayed tree differs from the program's: $(cat "$T/diff")"
+}
 
 loop_mount ext4 64M "$T/mnt" || finish
-mkdir "$T/mnt/r"
-expect_exit 0 "$FSTAP" prepare "$T/t.trace" "$T/mnt/r"
-expect_exit 0 "$FSTAP" replay --json="$T/r.json" --divergences="$T/div.jsonl" "$T/t.trace" "$T/mnt/r"
-[ "$(json_get "$T/r.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
-	fail "divergences: $(head -c 2000 "$T/div.jsonl")"
-rm -f "$T/back.tar"
-tree_state "$W" >"$T/want"
-tree_state "$T/mnt/r" >"$T/got"
-diff "$T/want" "$T/got" >"$T/diff" || fail "the replayed tree differs from the program's: $(cat "$T/diff")"
+replay_case tar "$T/log" "$W" "$T/state"
+for op in create write read opendir readdir releasedir rename unlink rmdir link \
+	setattr mkdir symlink; do
+	grep -q "\"op\":\"$op\"" "$T/tar.jsonl" || fail "no $op record in the import"
+done
+
+# --- 4 threads at once ---
+mkdir "$T/thr" && cp -a "$T/thr" "$T/thr.state"
+cat >"$T/thr.py" <<'PY'
+import os, sys, threading
+def work(d):
+    os.mkdir(d)
+    for k in range(20):
+        p = os.path.join(d, "f%d" % k)
+        with open(p, "wb") as f:
+            f.write(b"x" * (100 * k + 1))
+            os.fsync(f.fileno())
+        with open(p, "rb") as f:
+            f.read()
+        if k % 3 == 0:
+            os.rename(p, p + ".r")
+        if k % 5 == 0:
+            os.unlink(p + ".r" if k % 3 == 0 else p)
+    os.listdir(d)
+ts = [threading.Thread(target=work, args=(os.path.join(sys.argv[1], "t%d" % i),))
+      for i in range(4)]
+for t in ts: t.start()
+for t in ts: t.join()
+PY
+expect_exit 0 traced -f -tt -T -yy -v -o "$T/thr.log" python3 "$T/thr.py" "$T/thr"
+grep -q "<unfinished ...>" "$T/thr.log" || fail "4 threads and no unfinished call in the log"
+replay_case thr "$T/thr.log" "$T/thr" "$T/thr.state"
+[ "$(grep -c '"op":"fsync"' "$T/thr.jsonl")" = 80 ] || fail "not 80 fsync records"
 
 # --- bad logs ---
 n=$(count_lines "$T/log")

@@ -253,6 +253,42 @@ START_TEST(test_import_create_write_close)
 }
 END_TEST
 
+START_TEST(test_import_readdir)
+{
+	static const char log[] =
+		"5 10:00:00.000100 openat(AT_FDCWD</>, \"/d\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</d> <0.000010>\n"
+		"5 10:00:00.000200 getdents64(3</d>, [{d_ino=7, d_off=10, d_reclen=24, d_type=DT_DIR, d_name=\".\"}, "
+		"{d_ino=2, d_off=20, d_reclen=24, d_type=DT_DIR, d_name=\"..\"}, "
+		"{d_ino=9, d_off=30, d_reclen=32, d_type=DT_REG, d_name=\"a, }b\"}], 32768) = 80 <0.000005>\n"
+		"5 10:00:00.000300 getdents64(3</d>, [], 32768) = 0 <0.000005>\n"
+		"5 10:00:00.000400 openat(3</d>, \"a, }b\", O_RDONLY) = 4</d/a, }b> <0.000002>\n"
+		"5 10:00:00.000500 close(3</d>) = 0 <0.000002>\n";
+	static const struct { uint16_t op; uint64_t obj, fh, offset; int64_t res; } want[] = {
+		{ FSTAP_OP_LOOKUP, 1, 0, 0, 0 },	/* d, not in a state */
+		{ FSTAP_OP_OPENDIR, 2, 1, 0, 0 },
+		{ FSTAP_OP_READDIR, 2, 1, 0, 3 },	/* three entries */
+		{ FSTAP_OP_READDIR, 2, 1, 30, 0 },	/* the end, from the last cookie */
+		{ FSTAP_OP_OPEN, 3, 2, 0, 0 },		/* the entry readdir named */
+		{ FSTAP_OP_RELEASEDIR, 2, 1, 0, 0 },
+	};
+	struct strace_import_stats st;
+	struct got g;
+	char *msg = NULL;
+	unsigned i;
+
+	ck_assert_int_eq(import_text(log, false, &g, &msg, &st), 0);
+	ck_assert_uint_eq(g.n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < g.n; i++) {
+		ck_assert_uint_eq(g.r[i].op, want[i].op);
+		ck_assert_uint_eq(g.r[i].obj, want[i].obj);
+		ck_assert_uint_eq(g.r[i].fh, want[i].fh);
+		ck_assert_uint_eq(g.r[i].offset, want[i].offset);
+		ck_assert_int_eq(g.r[i].result, want[i].res);
+	}
+	ck_assert_uint_eq(st.unsupported, 0);
+}
+END_TEST
+
 START_TEST(test_import_malformed_line)
 {
 	static const char log[] =
@@ -285,6 +321,7 @@ static Suite *strace_suite(void)
 	tcase_add_test(tc, test_fd_paths);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_import_create_write_close);
+	tcase_add_test(tc, test_import_readdir);
 	tcase_add_test(tc, test_import_malformed_line);
 	suite_add_tcase(s, tc);
 	return s;
