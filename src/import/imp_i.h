@@ -58,6 +58,7 @@ struct imp_proc {
 	char *cwd;		/* learned from AT_FDCWD<...>, chdir; NULL if not known */
 	char *pending;		/* the line of an <unfinished ...> call */
 	uint64_t pending_line;
+	bool pending_done;	/* imported at its start (close): drop its resumed line */
 };
 
 struct imp_count {

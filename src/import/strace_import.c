@@ -356,6 +356,26 @@ static int join_resumed(struct imp_proc *p, const struct st_line *res, char **jo
 	return st_parse_line(s, ulen + rlen, l, why);
 }
 
+/*
+ * A close(2) that strace shows unfinished is imported at its start: the
+ * kernel frees the descriptor number on entry, and another thread's open
+ * may get it (and be logged) before this close's <... resumed> line.
+ */
+static int close_at_start(struct imp *im, struct imp_proc *p, struct st_line *l,
+			  uint64_t lineno, char **errmsg)
+{
+	struct st_line whole = *l;
+
+	while (whole.args.len && (whole.args.p[whole.args.len - 1] == ' ' ||
+				  whole.args.p[whole.args.len - 1] == ','))
+		whole.args.len--;
+	whole.kind = ST_CALL;
+	whole.has_result = true;
+	whole.result = 0;
+	p->pending_done = true;
+	return import_call(im, &whole, lineno, errmsg);
+}
+
 static int import_line(struct imp *im, char *line, size_t len, uint64_t lineno, char **errmsg)
 {
 	struct st_line l, whole;
@@ -394,7 +414,10 @@ static int import_line(struct imp *im, char *line, size_t len, uint64_t lineno, 
 		free(p->pending);
 		p->pending = strndup(line, len);
 		p->pending_line = lineno;
-		return p->pending ? 0 : -ENOMEM;
+		p->pending_done = false;
+		if (!p->pending)
+			return -ENOMEM;
+		return strcmp(l.name, "close") ? 0 : close_at_start(im, p, &l, lineno, errmsg);
 	case ST_RESUMED:
 		if (!p->pending) {
 			if (im->opts->skip_bad_lines) {
@@ -403,6 +426,11 @@ static int import_line(struct imp *im, char *line, size_t len, uint64_t lineno, 
 			}
 			return fail(errmsg, "%s: line %llu: '<... %s resumed>' without its unfinished call",
 				    im->in_name, (unsigned long long)lineno, l.name);
+		}
+		if (p->pending_done) {
+			free(p->pending);
+			p->pending = NULL;
+			return 0;
 		}
 		ret = join_resumed(p, &l, &joined, &whole, &why);
 		free(p->pending);

@@ -289,6 +289,37 @@ START_TEST(test_import_readdir)
 }
 END_TEST
 
+/* Thread 5's close frees fd 3 on entry; thread 6's open gets 3 before the close resumes. */
+START_TEST(test_import_close_unfinished)
+{
+	static const char log[] =
+		"5 10:00:00.000100 openat(AT_FDCWD</>, \"/a\", O_RDONLY) = 3</a> <0.000010>\n"
+		"5 10:00:00.000200 close(3</a> <unfinished ...>\n"
+		"6 10:00:00.000300 openat(AT_FDCWD</>, \"/b\", O_RDONLY) = 3</b> <0.000010>\n"
+		"5 10:00:00.000400 <... close resumed>) = 0 <0.000200>\n"
+		"6 10:00:00.000500 read(3</b>, \"\", 10) = 0 <0.000001>\n";
+	static const struct { uint16_t op; uint64_t obj, fh; } want[] = {
+		{ FSTAP_OP_LOOKUP, 1, 0 }, { FSTAP_OP_OPEN, 2, 1 },
+		{ FSTAP_OP_FLUSH, 2, 1 }, { FSTAP_OP_RELEASE, 2, 1 },
+		{ FSTAP_OP_LOOKUP, 1, 0 }, { FSTAP_OP_OPEN, 3, 2 },
+		{ FSTAP_OP_READ, 3, 2 },	/* b's handle: the resumed close did not close it */
+	};
+	struct strace_import_stats st;
+	struct got g;
+	char *msg = NULL;
+	unsigned i;
+
+	ck_assert_int_eq(import_text(log, false, &g, &msg, &st), 0);
+	ck_assert_uint_eq(g.n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < g.n; i++) {
+		ck_assert_uint_eq(g.r[i].op, want[i].op);
+		ck_assert_uint_eq(g.r[i].obj, want[i].obj);
+		ck_assert_uint_eq(g.r[i].fh, want[i].fh);
+	}
+	ck_assert_uint_eq(st.unmatched, 0);
+}
+END_TEST
+
 START_TEST(test_import_malformed_line)
 {
 	static const char log[] =
@@ -322,6 +353,7 @@ static Suite *strace_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_import_create_write_close);
 	tcase_add_test(tc, test_import_readdir);
+	tcase_add_test(tc, test_import_close_unfinished);
 	tcase_add_test(tc, test_import_malformed_line);
 	suite_add_tcase(s, tc);
 	return s;
