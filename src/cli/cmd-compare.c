@@ -59,6 +59,9 @@ static const char usage[] =
 	"                       name, inode, random (made with 'fstap reorder')\n"
 	"  --runs=N             runs per candidate and variant (default 3); the runs\n"
 	"                       of all rows are interleaved in a shuffled order\n"
+	"  --runs=auto          runs until every verdict is decided: first the runs\n"
+	"                       that can decide, then one more per row per round\n"
+	"  --max-runs=N         the cap of --runs=auto (default 10)\n"
 	"  --seed=N             the seed of that order (default: from the clock;\n"
 	"                       printed, so that an order can be repeated)\n"
 	"  --max-divergence=PCT a row whose run diverged in more than PCT%% of its\n"
@@ -95,9 +98,9 @@ struct opts {
 	unsigned nvar;
 	const char *image_dir, *device, *out, *trace;
 	unsigned long long image_size, cache_limit;
-	unsigned long runs, seed;
+	unsigned long runs, seed, max_runs;
 	double max_divergence;	/* a share of the operations */
-	bool force, progress, seeded;
+	bool force, progress, seeded, runs_auto;
 	char *replay_args[8];
 	unsigned nreplay;
 };
@@ -132,6 +135,8 @@ static int add_fs_list(struct opts *o, const char *list)
 		fstap_die("out of memory");
 	if (!*list)
 		ret = cmd_usage_error("compare", "--fs needs a list, e.g. ext4,xfs");
+	else if (*list == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+		ret = cmd_usage_error("compare", "--fs: an empty item in '%s'", list);
 	for (t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
 		if (cmp_candidate_fs(t, &c, err, sizeof(err)))
 			ret = cmd_usage_error("compare", "--fs: %s", err);
@@ -188,7 +193,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_FS = 256, OPT_CAND, OPT_TARGET, OPT_DEVICE, OPT_FORCE, OPT_IMGDIR, OPT_IMGSIZE,
 	       OPT_VARIANT, OPT_RUNS, OPT_ORDER, OPT_PACE, OPT_LIMIT, OPT_OUT, OPT_NOPROG,
-	       OPT_SEED, OPT_MAXDIV };
+	       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS };
 	static const struct option longopts[] = {
 		{ "fs", required_argument, NULL, OPT_FS },
 		{ "candidate", required_argument, NULL, OPT_CAND },
@@ -200,6 +205,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "variant", required_argument, NULL, OPT_VARIANT },
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "max-runs", required_argument, NULL, OPT_MAXRUNS },
 		{ "max-divergence", required_argument, NULL, OPT_MAXDIV },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -216,10 +222,12 @@ static int parse(int argc, char **argv, struct opts *o)
 	int ch, ret;
 
 	o->runs = 3;
+	o->max_runs = 0;
 	o->max_divergence = CMP_MAX_DIVERGENCE;
 	o->image_dir = "/var/tmp";
 	o->progress = true;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	/* ":": getopt prints nothing, so that the one message is compare's own */
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_FS:
 			if ((ret = add_fs_list(o, optarg)))
@@ -257,9 +265,20 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_RUNS:
 			errno = 0;
+			if (!strcmp(optarg, "auto")) {
+				o->runs_auto = true;
+				break;
+			}
 			o->runs = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || o->runs < 1 || o->runs > 1000)
-				return cmd_usage_error("compare", "--runs must be 1 to 1000, not '%s'",
+				return cmd_usage_error("compare", "--runs must be 1 to 1000 or auto, "
+						       "not '%s'", optarg);
+			break;
+		case OPT_MAXRUNS:
+			errno = 0;
+			o->max_runs = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->max_runs < 2 || o->max_runs > 1000)
+				return cmd_usage_error("compare", "--max-runs must be 2 to 1000, not '%s'",
 						       optarg);
 			break;
 		case OPT_SEED:
@@ -307,12 +326,21 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'h':
 			fputs(usage, stdout);
 			return -1;
+		case ':':
+			return cmd_usage_error("compare", "option '%s' needs a value",
+					       argv[optind - 1]);
 		default:
-			return cmd_usage_error("compare", "unknown option");
+			if (optopt)
+				return cmd_usage_error("compare", "unknown option '-%c'", optopt);
+			return cmd_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
 		}
 		if (o->nreplay >= 7)
 			return cmd_usage_error("compare", "--order, --pace and --cache-limit: once each");
 	}
+	if (o->max_runs && !o->runs_auto)
+		return cmd_usage_error("compare", "--max-runs only goes with --runs=auto");
+	if (o->runs_auto && !o->max_runs)
+		o->max_runs = 10;
 	if (argc - optind != 1)
 		return cmd_usage_error("compare", "expected one TRACE argument");
 	o->trace = argv[optind];
@@ -345,6 +373,7 @@ static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file
 	struct fstap_rec rec;
 	struct stat st;
 	char *msg = NULL, line[256];
+	uint64_t nops = 0;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -355,6 +384,7 @@ static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file
 		return ret;
 	}
 	while ((ret = fstap_reader_next(r, &rec)) > 0) {
+		nops += !fstap_op_is_meta(rec.op);
 		switch (rec.op) {
 		case FSTAP_OP_STATE_INODE:
 			s->inodes++;
@@ -381,6 +411,8 @@ static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file
 	}
 	if (ret < 0)
 		fstap_error(ret, "%s: %s", path, fstap_reader_errmsg(r));
+	else if (!nops)
+		ret = fstap_error(-EINVAL, "'%s' holds no operation: nothing to compare", path);
 	else if (fstap_reader_notice(r, "compared", line, sizeof(line)))
 		fstap_warn("%s", line);
 	fstap_reader_close(r);
@@ -454,8 +486,9 @@ static int check_tools(const struct opts *o)
 			if (pkg)
 				return fstap_error(-ENOENT, "%s not found: install the Debian package "
 						   "'%s' (apt-get install %s)", mkfs, pkg, pkg);
-			return fstap_error(-ENOENT, "%s not found: install the package that "
-					   "provides it", mkfs);
+			return fstap_error(-ENOENT, "unknown file system type '%s': %s not found "
+					   "(fstap knows ext2, ext3, ext4, xfs, btrfs, f2fs, vfat)",
+					   c->fstype, mkfs);
 		}
 		free(p);
 		for (j = 0; j < 2; j++) {
@@ -517,7 +550,10 @@ static json_t *options_json(const struct opts *o, const struct cmp_trace_size *s
 	json_t *sizes = json_object();
 	unsigned i;
 
-	json_object_set_new(j, "runs", json_integer((json_int_t)o->runs));
+	json_object_set_new(j, "runs", o->runs_auto ? json_string("auto")
+						     : json_integer((json_int_t)o->runs));
+	if (o->runs_auto)
+		json_object_set_new(j, "max_runs", json_integer((json_int_t)o->max_runs));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(j, "max_divergence", json_real(o->max_divergence));
 	for (i = 0; i < o->nvar; i++)
@@ -659,21 +695,47 @@ static unsigned variant_of(const struct opts *o, const struct cmp_row *row)
 }
 
 /*
- * Every run of every row, in a shuffled order (seeded): the drift of the
- * machine over time then favours no row. A row that fails runs no more; a
- * row cut short by an interrupt says how far it got.
+ * One round: `runs` runs of every row that needs them, in a shuffled order
+ * (seeded): the drift of the machine over time then favours no row. A row
+ * that fails runs no more. done[] counts each row's runs so far.
+ */
+static void run_round(const struct opts *o, struct cmp_env *env, struct cmp_results *res,
+		      char *const *vtrace, unsigned runs, unsigned long seed, unsigned *done,
+		      unsigned runs_total)
+{
+	unsigned *order, i, total = res->nrows * runs;
+
+	if (cmp_schedule(res->nrows, runs, seed, &order))
+		fstap_die("out of memory");
+	env->nrows = total;
+	for (i = 0; i < total && !cmp_interrupted; i++) {
+		struct cmp_row *row = &res->rows[order[i]];
+
+		if (row->failed || row->verdict == CMP_V_DIVERGED)
+			continue;
+		env->row_no = i + 1;
+		cmp_run_once(env, row, vtrace[variant_of(o, row)], ++done[order[i]], runs_total);
+		if (row->failed && !cmp_interrupted)
+			fstap_warn("candidate '%s' (%s) failed: %s", row->cand->name,
+				   row->variant, row->reason);
+	}
+	free(order);
+}
+
+/*
+ * Every run of every row: --runs=N in one shuffled round; --runs=auto
+ * starts with the runs that can decide and adds a round of one run per
+ * row while a verdict is inconclusive, up to --max-runs. A row cut short
+ * by an interrupt says how far it got.
  */
 static void run_all(const struct opts *o, struct cmp_env *env, struct cmp_results *res,
 		    char *const *vtrace, char *const *vfail)
 {
-	unsigned *order, *done, i, total = res->nrows * (unsigned)o->runs;
+	unsigned *done = calloc(res->nrows, sizeof(*done)), i, runs = (unsigned)o->runs;
+	unsigned round = 0;
 
-	if (cmp_schedule(res->nrows, (unsigned)o->runs, o->seed, &order))
-		fstap_die("out of memory");
-	done = calloc(res->nrows, sizeof(*done));
 	if (!done)
 		fstap_die("out of memory");
-	fstap_info("%u runs in a shuffled order, --seed=%lu", total, o->seed);
 	for (i = 0; i < res->nrows; i++) {
 		unsigned v = variant_of(o, &res->rows[i]);
 
@@ -681,29 +743,36 @@ static void run_all(const struct opts *o, struct cmp_env *env, struct cmp_result
 			cmp_row_fail(&res->rows[i], "no %s variant: %s", res->rows[i].variant,
 				     vfail[v]);
 	}
-	env->nrows = total;
-	for (i = 0; i < total && !cmp_interrupted; i++) {
-		struct cmp_row *row = &res->rows[order[i]];
-
-		if (row->failed)
-			continue;
-		env->row_no = i + 1;
-		cmp_run_once(env, row, vtrace[variant_of(o, row)], ++done[order[i]],
-			     (unsigned)o->runs);
-		if (row->failed && !cmp_interrupted)
-			fstap_warn("candidate '%s' (%s) failed: %s", row->cand->name,
-				   row->variant, row->reason);
+	if (o->runs_auto) {
+		runs = cmp_runs_needed(res->nrows > 1 ? res->nrows - 1 : 1, CMP_ALPHA);
+		if (runs < 3)
+			runs = 3;
+		if (runs > o->max_runs)
+			runs = (unsigned)o->max_runs;
+	}
+	fstap_info("%u runs in a shuffled order, --seed=%lu", res->nrows * runs, o->seed);
+	run_round(o, env, res, vtrace, runs, o->seed, done,
+		  o->runs_auto ? (unsigned)o->max_runs : runs);
+	res->runs = runs;
+	while (o->runs_auto && !cmp_interrupted && res->runs < o->max_runs) {
+		cmp_results_summarize(res);
+		if (!cmp_results_undecided(res))
+			break;
+		round++;
+		fstap_info("a verdict is inconclusive after %u runs per row: one more round",
+			   res->runs);
+		run_round(o, env, res, vtrace, 1, o->seed + round, done, (unsigned)o->max_runs);
+		res->runs++;
 	}
 	for (i = 0; i < res->nrows && cmp_interrupted; i++) {
 		struct cmp_row *row = &res->rows[i];
 
 		if (!row->failed && !row->nruns)
 			cmp_row_fail(row, "not run: interrupted");
-		else if (!row->failed && row->nruns < o->runs)
-			cmp_row_fail(row, "interrupted after %u of %lu runs", row->nruns, o->runs);
+		else if (!row->failed && row->nruns < res->runs)
+			cmp_row_fail(row, "interrupted after %u of %u runs", row->nruns, res->runs);
 	}
 	free(done);
-	free(order);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -822,6 +891,7 @@ int cmd_compare(int argc, char **argv)
 	res.shuffled = true;
 	res.seed = o.seed;
 	res.max_divergence = o.max_divergence;
+	res.max_runs = o.runs_auto ? (unsigned)o.max_runs : 0;
 	res.nrows = o.ncand * o.nvar;
 	res.rows = calloc(res.nrows, sizeof(*res.rows));
 	if (!res.rows)

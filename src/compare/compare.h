@@ -54,7 +54,7 @@ bool cmp_name_valid(const char *name);
 
 /* The mkfs flags that make it quiet and overwrite (-F -q, -f -q), or "". */
 const char *cmp_mkfs_force_flags(const char *fstype);
-/* The Debian package that provides mkfs.FSTYPE, or NULL if unknown. */
+/* The Debian package that provides mkfs.FSTYPE, or NULL for a type fstap does not know. */
 const char *cmp_mkfs_package(const char *fstype);
 
 /* ---- image sizing ------------------------------------------------------- */
@@ -151,6 +151,7 @@ struct cmp_results {
 	const char *logdir;	/* where the logs are kept (--out's logs/), or NULL */
 	double max_divergence;	/* share of a run's operations; above it: diverged */
 	bool shuffled;		/* the runs were interleaved in an order from seed */
+	unsigned max_runs;	/* --runs=auto: its cap; 0 for a fixed --runs */
 	unsigned long seed;
 };
 
@@ -177,6 +178,8 @@ int cmp_results_summarize(struct cmp_results *res);
  * 0 or -ENOMEM.
  */
 int cmp_results_decide(struct cmp_results *res);
+/* True when a row's verdict is inconclusive: more runs could decide it. */
+bool cmp_results_undecided(const struct cmp_results *res);
 /*
  * The closing sentence ("xfs is fastest; ext4 is the same within noise
  * (p=0.40); btrfs is 1.90x slower [1.70-2.10]") into buf. Returns buf.

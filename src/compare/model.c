@@ -150,7 +150,7 @@ const char *cmp_mkfs_force_flags(const char *fstype)
 
 const char *cmp_mkfs_package(const char *fstype)
 {
-	if (!strncmp(fstype, "ext", 3))
+	if (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") || !strcmp(fstype, "ext4"))
 		return "e2fsprogs";
 	if (!strcmp(fstype, "xfs"))
 		return "xfsprogs";

@@ -103,6 +103,22 @@ static void divergence_section(FILE *f, const struct cmp_results *res, int cw, i
 	}
 }
 
+/* After a failed row's reason: the runs it completed, if any, and a newline. */
+static void done_runs(FILE *f, const struct cmp_row *r, int dec)
+{
+	double *el = malloc((r->nruns ? r->nruns : 1) * sizeof(*el));
+	unsigned k;
+
+	if (r->nruns && el) {
+		for (k = 0; k < r->nruns; k++)
+			el[k] = r->runs[k].elapsed_s;
+		fprintf(f, " (%u run%s done: median %.*f s)", r->nruns, r->nruns == 1 ? "" : "s",
+			dec, cmp_median(el, r->nruns));
+	}
+	free(el);
+	fputc('\n', f);
+}
+
 /* The verdict column: "best", "same (p=0.89)", "slower 1.90-2.10x", ... */
 static void verdict_cell(const struct cmp_row *r, char *buf, size_t len)
 {
@@ -186,8 +202,14 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 			vw = (int)strlen(r->variant);
 		nok += !r->failed && r->nruns;
 	}
-	fprintf(f, "fstap compare: %s, %u run%s per row, each on a fresh file system\n",
-		base_name(res->trace), res->runs, res->runs == 1 ? "" : "s");
+	for (i = 0; i < res->nrows && res->rows[i].cand->kind != CMP_TARGET; i++)
+		;
+	fprintf(f, "fstap compare: %s, %u run%s per row, each on a fresh file system%s\n",
+		base_name(res->trace), res->runs, res->runs == 1 ? "" : "s",
+		i < res->nrows ? " (a fresh directory for a --target)" : "");
+	if (res->max_runs)
+		fprintf(f, "--runs=auto: runs added until every verdict was decided, at most %u "
+			   "per row (--max-runs)\n", res->max_runs);
 	if (res->shuffled)
 		fprintf(f, "runs of all rows interleaved in a shuffled order (--seed=%lu repeats it)\n",
 			res->seed);
@@ -200,7 +222,8 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 
 		fprintf(f, "%-*s  %-*s  ", cw, r->cand->name, vw, r->variant);
 		if (r->failed || !r->nruns) {
-			fprintf(f, "FAILED: %s\n", r->failed ? r->reason : "no run completed");
+			fprintf(f, "FAILED: %s", r->failed ? r->reason : "no run completed");
+			done_runs(f, r, dec);
 			continue;
 		}
 		fprintf(f, "%*.*f  %*.*f  %*.*f  %10.0f  %6.2fx  ", nw, dec, r->med_s, nw, dec,

@@ -165,6 +165,16 @@ int cmp_results_decide(struct cmp_results *res)
 	return ret;
 }
 
+bool cmp_results_undecided(const struct cmp_results *res)
+{
+	unsigned i;
+
+	for (i = 0; i < res->nrows; i++)
+		if (res->rows[i].verdict == CMP_V_INCONCLUSIVE)
+			return true;
+	return false;
+}
+
 void cmp_row_label(const struct cmp_results *res, const struct cmp_row *row, char *buf,
 		   size_t len)
 {

@@ -37,12 +37,27 @@ expect_exit 2 "$FSTAP" compare --pace=fast "$TR"
 expect_exit 2 "$FSTAP" compare --image-size=12q "$TR"
 expect_exit 2 "$FSTAP" compare --force "$TR"
 expect_exit 2 "$FSTAP" compare --no-such-option "$TR"
+# one message, compare's own, naming the option
+[ "$(cat "$T/err")" = "fstap compare: unknown option '--no-such-option'
+Try 'fstap compare --help'." ] || fail "--no-such-option: $(cat "$T/err")"
+expect_exit 2 "$FSTAP" compare -x "$TR" && expect_grep "$T/err" "unknown option '-x'"
+expect_exit 2 "$FSTAP" compare "$TR" --runs && expect_grep "$T/err" "option '--runs' needs a value"
+for l in ext4,,xfs ,ext4 ext4,; do
+	expect_exit 2 "$FSTAP" compare --fs=$l "$TR" && expect_grep "$T/err" "--fs: an empty item in '$l'"
+done
 expect_exit 0 "$FSTAP" compare --help && expect_grep "$T/out" "--candidate=NAME:FSTYPE"
 
 # --- set-up errors: exit 1 before anything is made ----------------------------
 expect_exit 1 "$FSTAP" compare --image-dir="$IMG" "$T/missing.trace"
 expect_exit 1 "$FSTAP" compare --fs=zzfs --image-dir="$IMG" "$TR" &&
-	expect_grep "$T/err" "mkfs.zzfs not found"
+	expect_grep "$T/err" "unknown file system type 'zzfs': mkfs.zzfs not found"
+expect_exit 1 "$FSTAP" compare --fs=ext5 --image-dir="$IMG" "$TR" &&
+	expect_grep "$T/err" "unknown file system type 'ext5': mkfs.ext5 not found"
+printf '%s\n' '{"fstap":"trace","version":"1.0"}' '{"op":"state_inode","obj":1,"mode":16877}' \
+	>"$T/empty.jsonl"
+"$FSTAP" import -o "$T/empty.trace" "$T/empty.jsonl"
+expect_exit 1 "$FSTAP" compare --image-dir="$IMG" "$T/empty.trace" &&
+	expect_grep "$T/err" "fstap: error: '$T/empty.trace' holds no operation: nothing to compare"
 expect_exit 1 "$FSTAP" compare --target=x="$T/nonexistent" "$TR" &&
 	expect_grep "$T/err" "is not a directory"
 mount -t tmpfs -o size=1m tmpfs "$T/small"
@@ -62,6 +77,7 @@ expect_exit 1 "$FSTAP" compare --fs=ext4,xfs,btrfs --target=dir="$T/target" \
 cp "$T/out" "$T/table"
 cp "$T/err" "$T/table.err"
 expect_grep "$T/table" "lower is better"
+expect_grep "$T/table" "2 runs per row, each on a fresh file system (a fresh directory for a --target)"
 expect_grep "$T/table" "FAILED: mkfs.ext4 failed (exit 1)"
 expect_grep "$T/table.err" "candidate 'bad' (recorded) failed"
 compare_released "after the main run" "$IMG"

@@ -59,6 +59,25 @@ assert "inconclusive (p=" in line and "4 runs could tell" in line, line
 PY
 compare_released "after the A/A compare" "$IMG"
 
+# --- --runs=auto: two rows start with the 4 runs that can decide ---------------------
+expect_exit 0 "$FSTAP" compare --candidate=a:ext4 --candidate=b:ext4 --runs=auto --max-runs=5 \
+	--seed=7 --image-dir="$IMG" --no-progress --out="$T/auto" "$T/w.trace"
+expect_grep "$T/out" "--runs=auto: runs added until every verdict was decided, at most 5 per row"
+expect_grep "$T/err" "8 runs in a shuffled order, --seed=7"
+python3 - "$T/auto/results.json" <<'PY' || fail "--runs=auto: $(cat "$T/out")"
+import json, sys
+res = json.load(open(sys.argv[1]))
+assert res["options"]["runs"] == "auto" and res["options"]["max_runs"] == 5, res["options"]
+v = sorted(r["verdict"] for r in res["rows"])
+n = [len(r["runs"]) for r in res["rows"]]
+# 4 against 4 can decide (2/70 < 0.05): a fifth round only while inconclusive
+assert n == [4, 4] and v[0] == "best" and v[1] in ("same", "slower") or n == [5, 5], (n, v)
+assert res["runs_per_row"] == n[0], res["runs_per_row"]
+PY
+expect_exit 2 "$FSTAP" compare --max-runs=5 "$T/w.trace"
+expect_grep "$T/err" "--max-runs only goes with --runs=auto"
+compare_released "after --runs=auto" "$IMG"
+
 # --- a replay that diverges is not ranked ----------------------------------------------
 # one unlink of a name that is not there: the replay's result differs
 "$FSTAP" import -o "$T/div.trace" "$FSTAP_SRCDIR/tests/integration/data/unlink-missing.jsonl"

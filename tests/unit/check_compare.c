@@ -71,6 +71,8 @@ START_TEST(test_packages)
 	ck_assert_str_eq(cmp_mkfs_package("xfs"), "xfsprogs");
 	ck_assert_str_eq(cmp_mkfs_package("btrfs"), "btrfs-progs");
 	ck_assert_ptr_null(cmp_mkfs_package("zzfs"));
+	ck_assert_ptr_null(cmp_mkfs_package("ext5"));	/* no such type, not e2fsprogs */
+	ck_assert_str_eq(cmp_mkfs_package("ext2"), "e2fsprogs");
 	ck_assert_str_eq(cmp_mkfs_force_flags("ext4"), "-F -q");
 	ck_assert_str_eq(cmp_mkfs_force_flags("xfs"), "-f -q");
 	ck_assert_str_eq(cmp_mkfs_force_flags("btrfs"), "-f -q");
@@ -273,6 +275,13 @@ START_TEST(test_table)
 	ck_assert_ptr_nonnull(strstr(t, "xfs-512    name         1.000     0.500     1.500"));
 	ck_assert_ptr_nonnull(strstr(t, "1.00x"));
 	ck_assert_ptr_nonnull(strstr(t, "bad        recorded  FAILED: mkfs.ext4 failed (exit 1)"));
+	ck_assert_ptr_null(strstr(t, "runs done"));
+	free(t);
+	/* a row interrupted after two runs shows them */
+	add_run(&res.rows[3], 2.0, 1000, 5000, 20000);
+	add_run(&res.rows[3], 3.0, 1000, 5000, 20000);
+	t = render(cmp_render_table, &res);
+	ck_assert_ptr_nonnull(strstr(t, "set (2 runs done: median 2.500 s)\n"));
 	/* The breakdown: ext4's median run has read mean 5 us, p99 15 us. */
 	ck_assert_ptr_nonnull(strstr(t, "5.00 / 15.0"));
 	ck_assert_ptr_nonnull(strstr(t, "mkfs.xfs -i size=512, mount -o noatime, loop image"));
