@@ -76,6 +76,40 @@ int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct 
 /* Calls fn for every entry. */
 void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 
+/* ---- the access order analysis (order.c) ------------------------------ */
+
+enum { AN_ORD_READDIR, AN_ORD_NAME, AN_ORD_INODE, AN_ORD_NR };
+
+/*
+ * One reading: the first opens by process reader of the entries of
+ * directory dir listed by process lister (the same process, or the latest
+ * listing by anyone when the reader did not list it: order.c has the rule).
+ */
+struct an_access_row {
+	uint64_t dir;
+	uint32_t lister, reader;
+	size_t files, listed;		/* entries opened; entries in the listing */
+	double rho[AN_ORD_NR];		/* Spearman rho with each order; NaN: none */
+};
+
+struct an_access;
+
+int an_access_new(struct an_access **out);
+void an_access_free(struct an_access *o);
+/*
+ * A successful readdir record, after an_objtab_apply of it to objs (which
+ * gives the inode numbers of the initial state). 0 or -ENOMEM.
+ */
+int an_access_listing(struct an_access *o, const struct fstap_rec *rec,
+		     const struct an_objtab *objs);
+/* Process pid opened file, an entry of directory dir. 0 or -ENOMEM. */
+int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t file);
+/*
+ * Ends every reading; *rows (owned by o, valid until an_access_free) gets one
+ * row per reading that opened a listed entry. 0 or -ENOMEM.
+ */
+int an_access_finish(struct an_access *o, const struct an_access_row **rows, size_t *n);
+
 /* ---- report (report.c) -------------------------------------------------- */
 
 struct an_report_opts {
@@ -152,5 +186,9 @@ struct fstap_sorter;
 int an_open_sorted(const char *trace, struct fstap_reader **r, struct fstap_sorter **s);
 /* Whether entry name is "." or "..". */
 bool an_dot_name(struct fstap_bytes name);
+/* Makes room for element n of *p (*cap elements of size bytes), doubling. 0 or -ENOMEM. */
+int an_grow(void **p, size_t *cap, size_t n, size_t size);
+/* Byte-wise order of two names (strcmp's, lengths included): <0, 0, >0. */
+int an_cmp_names(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
 
 #endif

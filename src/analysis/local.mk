@@ -7,6 +7,7 @@ libanalysis_a_SOURCES = \
 	src/analysis/rank.c \
 	src/analysis/objtab.c \
 	src/analysis/util.c \
+	src/analysis/order.c \
 	src/analysis/report.c \
 	src/analysis/filter.c \
 	src/analysis/reorder.c
@@ -15,7 +16,7 @@ libanalysis_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 fstap_SOURCES += src/cli/cmd-report.c src/cli/cmd-filter.c src/cli/cmd-reorder.c
 fstap_LDADD += libanalysis.a $(FSTAP_LIBS) -lm
 
-ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder
+ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder tests/unit/check_order
 check_PROGRAMS += $(ANALYSIS_UNIT_TESTS)
 TESTS += $(ANALYSIS_UNIT_TESTS)
 UNIT_TESTS += $(ANALYSIS_UNIT_TESTS)
@@ -31,10 +32,16 @@ tests_unit_check_reorder_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_reorder_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_reorder_LDADD = $(ANALYSIS_UNIT_LDADD)
 
+tests_unit_check_order_SOURCES = tests/unit/check_order.c
+tests_unit_check_order_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_order_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_order_LDADD = $(ANALYSIS_UNIT_LDADD)
+
 ANALYSIS_TESTS = \
 	tests/integration/t3000-report-order.sh \
 	tests/integration/t3010-filter.sh \
 	tests/integration/t3020-reorder.sh \
-	tests/integration/t3030-report-order-recorded.sh
+	tests/integration/t3030-report-order-recorded.sh \
+	tests/integration/t3040-report-order-xproc.sh
 TESTS += $(ANALYSIS_TESTS)
 EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md

@@ -92,22 +92,6 @@ struct plan {
 	struct an_reorder_stats st;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -158,13 +142,6 @@ static bool classify(struct plan *p, const struct fstap_rec *rec, uint64_t *file
 	return true;
 }
 
-static int cmp_bytes(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 /* Stable order of groups: unknown keys last, then by original place. */
 static int cmp_grp(const void *a, const void *b, void *arg)
 {
@@ -182,7 +159,7 @@ static int cmp_grp(const void *a, const void *b, void *arg)
 		if (!x->name != !y->name)
 			return x->name ? -1 : 1;
 		if (x->name)
-			c = cmp_bytes(x->name, x->name_len, y->name, y->name_len);
+			c = an_cmp_names(x->name, x->name_len, y->name, y->name_len);
 		break;
 	case AN_BY_INODE:
 		if (!x->ino != !y->ino)
@@ -275,7 +252,7 @@ static int close_run(struct plan *p, struct prun *r)
 
 static int add_member(struct grp *g, size_t idx)
 {
-	if (grow((void **)&g->members, &g->capmem, g->nmem, sizeof(*g->members)))
+	if (an_grow((void **)&g->members, &g->capmem, g->nmem, sizeof(*g->members)))
 		return -ENOMEM;
 	g->members[g->nmem++] = idx;
 	return 0;
@@ -295,7 +272,7 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, size
 	struct grp *g = calloc(1, sizeof(*g));
 	struct an_obj *o = an_objtab_get(p->objs, file), *f;
 
-	if (!g || grow((void **)&r->g, &r->capg, r->ng, sizeof(*r->g))) {
+	if (!g || an_grow((void **)&r->g, &r->capg, r->ng, sizeof(*r->g))) {
 		free(g);
 		return NULL;
 	}
@@ -341,7 +318,7 @@ static struct prun *new_run(struct plan *p, uint32_t tid, uint64_t dir)
 	struct prun *r = calloc(1, sizeof(*r));
 	struct an_obj *t = an_objtab_add(p->threads, tid);
 
-	if (!r || !t || grow((void **)&p->active, &p->capactive, p->nactive, sizeof(*p->active))) {
+	if (!r || !t || an_grow((void **)&p->active, &p->capactive, p->nactive, sizeof(*p->active))) {
 		free(r);
 		return NULL;
 	}
@@ -453,7 +430,7 @@ static int step(struct plan *p, size_t i)
 		    rec->op == FSTAP_OP_RELEASEDIR || rec->op == FSTAP_OP_FSYNCDIR ||
 		    rec->op == FSTAP_OP_COPY_FILE_RANGE)
 			return close_run(p, r);
-		if (grow((void **)&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
+		if (an_grow((void **)&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
 			return -ENOMEM;
 		r->pending[r->npend++] = i;
 		return 0;
@@ -495,7 +472,7 @@ static int step(struct plan *p, size_t i)
 
 		if (r->ng) {
 			for (k = 0; k < r->npend; k++) {
-				if (grow((void **)&r->btw, &r->capbtw, r->nbtw, sizeof(*r->btw)))
+				if (an_grow((void **)&r->btw, &r->capbtw, r->nbtw, sizeof(*r->btw)))
 					return -ENOMEM;
 				r->btw[r->nbtw].idx = r->pending[k];
 				r->btw[r->nbtw++].slot = r->ng;
@@ -627,14 +604,14 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 			continue;
 		}
 		if (fstap_op_is_meta(rec.op)) {
-			if (grow((void **)&meta, &capmeta, nmeta, sizeof(*meta))) {
+			if (an_grow((void **)&meta, &capmeta, nmeta, sizeof(*meta))) {
 				free(c);
 				ret = -ENOMEM;
 				break;
 			}
 			meta[nmeta++] = c;
 		} else {
-			if (grow((void **)&ops, &capops, nops, sizeof(*ops))) {
+			if (an_grow((void **)&ops, &capops, nops, sizeof(*ops))) {
 				free(c);
 				ret = -ENOMEM;
 				break;

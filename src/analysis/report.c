@@ -30,7 +30,8 @@
 #define PATH_CAP 4096
 
 enum { IO_READ, IO_WRITE, IO_NR };
-enum { ORD_READDIR, ORD_NAME, ORD_INODE, ORD_NR };
+enum { ORD_READDIR = AN_ORD_READDIR, ORD_NAME = AN_ORD_NAME, ORD_INODE = AN_ORD_INODE,
+       ORD_NR = AN_ORD_NR };
 
 static const char *const io_names[IO_NR] = { "read", "write" };
 static const char *const ord_names[ORD_NR] = { "readdir", "name", "inode" };
@@ -51,25 +52,9 @@ struct proc {
 	uint64_t ops, bytes_read, bytes_written;
 };
 
-/* One listing of a directory by one process, and its opens that followed. */
-struct episode {
-	uint64_t dir, fh;
-	uint32_t pid;
-	struct an_objtab *entries;	/* entry obj -> u[0] index + 1, u[1] opened */
-	struct ep_entry {
-		uint64_t obj, ino;
-		uint8_t *name;
-		uint32_t name_len;
-	} *ent;
-	size_t nent, cap;
-	uint32_t *opened;	/* entry indexes in first-open order */
-	size_t nopened, capopened;
-	struct episode *next;	/* other processes' episodes of this directory */
-};
-
 struct order_row {
 	char *path;
-	uint32_t pid;
+	uint32_t lister, reader;
 	size_t files, listed;
 	double rho[ORD_NR];
 };
@@ -80,6 +65,7 @@ struct rep {
 	struct an_objtab *handles;	/* u[0] next offset */
 	struct an_objtab *threads;
 	struct fstap_pathmap *pm;
+	struct an_access *order;
 	struct opstat ops[FSTAP_OP_NR];
 	struct iostat io[IO_NR];
 	struct proc *procs;
@@ -90,7 +76,7 @@ struct rep {
 	bool any, complete;
 	uint64_t lookups, lookups_failed;
 	struct order_row *rows;
-	size_t nrows, caprows;
+	size_t nrows;
 	uint64_t nthreads;
 	int oom;
 };
@@ -165,245 +151,45 @@ static void size_label(unsigned b, char *buf, size_t cap)
 		snprintf(buf, cap, "%" PRIu64 "%c", v, units[u]);
 }
 
-/* ---- the access order analysis ----------------------------------------- */
+/* ---- the access order analysis (order.c) -------------------------------- */
 
-static void episode_free(struct episode *e)
+/* The rows of the order analysis, with their directories' paths. */
+static int order_rows(struct rep *r)
 {
-	size_t i;
-
-	if (!e)
-		return;
-	for (i = 0; i < e->nent; i++)
-		free(e->ent[i].name);
-	free(e->ent);
-	free(e->opened);
-	an_objtab_free(e->entries);
-	free(e);
-}
-
-static int cmp_bytes(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
-/* qsort_r comparators over indexes into e->opened */
-static int cmp_by_name(const void *a, const void *b, void *arg)
-{
-	const struct episode *e = arg;
-	const struct ep_entry *x = &e->ent[e->opened[*(const size_t *)a]];
-	const struct ep_entry *y = &e->ent[e->opened[*(const size_t *)b]];
-
-	return cmp_bytes(x->name, x->name_len, y->name, y->name_len);
-}
-
-static int cmp_by_ino(const void *a, const void *b, void *arg)
-{
-	const struct episode *e = arg;
-	uint64_t x = e->ent[e->opened[*(const size_t *)a]].ino;
-	uint64_t y = e->ent[e->opened[*(const size_t *)b]].ino;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Keys for an_spearman that order the opened entries by name or by inode:
- * the position in the sorted order, equal for equal names or inodes (hard
- * links), so that doubles hold them exactly whatever the inode numbers.
- */
-static double *order_keys(const struct episode *e,
-			  int (*cmp)(const void *, const void *, void *))
-{
-	size_t n = e->nopened, i, *idx = malloc(n * sizeof(*idx));
-	double *k = malloc(n * sizeof(*k));
-
-	if (!idx || !k) {
-		free(idx);
-		free(k);
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		idx[i] = i;
-	qsort_r(idx, n, sizeof(*idx), cmp, (void *)e);
-	for (i = 0; i < n; i++)
-		k[idx[i]] = (i && !cmp(&idx[i - 1], &idx[i], (void *)e)) ? k[idx[i - 1]] : (double)i;
-	free(idx);
-	return k;
-}
-
-static void episode_finish(struct rep *r, struct episode *e)
-{
-	struct order_row row = { 0 };
-	double *x = NULL, *y = NULL;
+	const struct an_access_row *rows;
 	char path[PATH_CAP];
-	size_t i, n = e->nopened, known;
+	size_t i, n;
+	int ret;
 
-	if (n == 0)
-		goto out;
-	x = malloc(n * sizeof(*x));
-	y = malloc(n * sizeof(*y));
-	if (!x || !y)
-		goto oom;
-	for (i = 0; i < n; i++) {
-		x[i] = (double)i;
-		y[i] = (double)e->opened[i];	/* entry index = listing position */
-	}
-	row.rho[ORD_READDIR] = an_spearman(x, y, n);
-	free(y);
-	if (!(y = order_keys(e, cmp_by_name)))
-		goto oom;
-	row.rho[ORD_NAME] = an_spearman(x, y, n);
-	free(y);
-	if (!(y = order_keys(e, cmp_by_ino)))
-		goto oom;
-	for (i = 0, known = 0; i < n; i++)
-		known += e->ent[e->opened[i]].ino != 0;
-	/* an unknown inode number (0) would rank first: no inode order then */
-	row.rho[ORD_INODE] = known == n ? an_spearman(x, y, n) : NAN;
-	if (fstap_pathmap_path(r->pm, e->dir, path, sizeof(path)) < 0)
-		snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", e->dir);
-	row.path = strdup(path);
-	row.pid = e->pid;
-	row.files = n;
-	row.listed = e->nent;
-	if (!row.path)
-		goto oom;
-	if (r->nrows == r->caprows) {
-		size_t cap = r->caprows ? 2 * r->caprows : 64;
-		struct order_row *p = realloc(r->rows, cap * sizeof(*p));
-
-		if (!p) {
-			free(row.path);
-			goto oom;
-		}
-		r->rows = p;
-		r->caprows = cap;
-	}
-	r->rows[r->nrows++] = row;
-	goto out;
-oom:
-	r->oom = 1;
-out:
-	free(x);
-	free(y);
-	episode_free(e);
-}
-
-/* The active episodes of a directory hang off its objtab entry (priv). */
-static struct episode **episode_slot(struct rep *r, uint64_t dir, uint32_t pid)
-{
-	struct an_obj *d = an_objtab_get(r->objs, dir);
-	struct episode **pp;
-
-	if (!d)
-		return NULL;
-	for (pp = (struct episode **)&d->priv; *pp; pp = &(*pp)->next)
-		if ((*pp)->pid == pid)
-			return pp;
-	return pp;
-}
-
-static int listing(struct rep *r, const struct fstap_rec *rec)
-{
-	struct episode **pp, *e;
-	uint32_t i;
-
-	if (!an_objtab_add(r->objs, rec->obj))
+	if ((ret = an_access_finish(r->order, &rows, &n)))
+		return ret;
+	r->rows = calloc(n + 1, sizeof(*r->rows));
+	if (!r->rows)
 		return -ENOMEM;
-	pp = episode_slot(r, rec->obj, rec->pid);
-	e = *pp;
-	if (rec->offset == 0 || !e || e->fh != rec->fh) {
-		/* a new listing: the previous one of this process is over */
-		if (e) {
-			*pp = e->next;
-			e->next = NULL;
-			episode_finish(r, e);
-			pp = episode_slot(r, rec->obj, rec->pid);
-		}
-		e = calloc(1, sizeof(*e));
-		if (!e || an_objtab_new(&e->entries)) {
-			free(e);
-			return -ENOMEM;
-		}
-		e->dir = rec->obj;
-		e->fh = rec->fh;
-		e->pid = rec->pid;
-		*pp = e;
-	}
-	for (i = 0; i < rec->nentries; i++) {
-		const struct fstap_dirent *d = &rec->entries[i];
-		struct an_obj *o, *known;
-		struct ep_entry *ent;
+	for (i = 0; i < n; i++) {
+		struct order_row *w = &r->rows[i];
 
-		if (an_dot_name(d->name) || !d->obj)
-			continue;
-		o = an_objtab_add(e->entries, d->obj);
-		if (!o)
+		if (fstap_pathmap_path(r->pm, rows[i].dir, path, sizeof(path)) < 0)
+			snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", rows[i].dir);
+		if (!(w->path = strdup(path)))
 			return -ENOMEM;
-		if (o->u[0])
-			continue;	/* listed twice (a directory changing under it) */
-		if (e->nent == e->cap) {
-			size_t cap = e->cap ? 2 * e->cap : 64;
-			struct ep_entry *p = realloc(e->ent, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			e->ent = p;
-			e->cap = cap;
-		}
-		ent = &e->ent[e->nent];
-		ent->obj = d->obj;
-		known = an_objtab_get(r->objs, d->obj);
-		ent->ino = known && known->ino_from_state ? known->ino : d->ino;
-		ent->name = malloc(d->name.len + 1);
-		if (!ent->name)
-			return -ENOMEM;
-		memcpy(ent->name, d->name.ptr, d->name.len);
-		ent->name_len = d->name.len;
-		o->u[0] = ++e->nent;
+		r->nrows++;
+		w->lister = rows[i].lister;
+		w->reader = rows[i].reader;
+		w->files = rows[i].files;
+		w->listed = rows[i].listed;
+		memcpy(w->rho, rows[i].rho, sizeof(w->rho));
 	}
 	return 0;
 }
 
 static int opened(struct rep *r, const struct fstap_rec *rec)
 {
-	struct an_obj *f = an_objtab_get(r->objs, rec->obj), *o;
-	struct episode **pp, *e;
+	struct an_obj *f = an_objtab_get(r->objs, rec->obj);
 
 	if (!f || !f->parent)
 		return 0;
-	pp = episode_slot(r, f->parent, rec->pid);
-	if (!pp || !(e = *pp))
-		return 0;
-	o = an_objtab_get(e->entries, rec->obj);
-	if (!o || o->u[1])
-		return 0;
-	o->u[1] = 1;
-	if (e->nopened == e->capopened) {
-		size_t cap = e->capopened ? 2 * e->capopened : 64;
-		uint32_t *p = realloc(e->opened, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		e->opened = p;
-		e->capopened = cap;
-	}
-	e->opened[e->nopened++] = (uint32_t)(o->u[0] - 1);
-	return 0;
-}
-
-static void finish_episodes(struct an_obj *o, void *arg)
-{
-	struct rep *r = arg;
-	struct episode *e = o->priv, *next;
-
-	for (; e; e = next) {
-		next = e->next;
-		e->next = NULL;
-		episode_finish(r, e);
-	}
-	o->priv = NULL;
+	return an_access_open(r->order, rec->pid, f->parent, rec->obj);
 }
 
 /* ---- the pass over the trace -------------------------------------------- */
@@ -554,7 +340,7 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 			r->lookups_failed++;
 		break;
 	case FSTAP_OP_READDIR:
-		if (rec->result >= 0 && (ret = listing(r, rec)))
+		if (rec->result >= 0 && (ret = an_access_listing(r->order, rec, r->objs)))
 			return ret;
 		break;
 	case FSTAP_OP_OPEN:
@@ -568,6 +354,8 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 }
 
 /* ---- the model, as JSON (the text renderer reads the same tree) --------- */
+
+static json_int_t jint(json_t *o, const char *path);
 
 struct dir_row {
 	uint64_t obj, ops;
@@ -629,9 +417,15 @@ static int cmp_order_row(const void *a, const void *b)
 {
 	const struct order_row *x = a, *y = b;
 
+	int c;
+
 	if (x->files != y->files)
 		return x->files < y->files ? 1 : -1;
-	return strcmp(x->path, y->path);
+	if ((c = strcmp(x->path, y->path)))
+		return c;
+	if (x->lister != y->lister)
+		return x->lister < y->lister ? -1 : 1;
+	return (x->reader > y->reader) - (x->reader < y->reader);
 }
 
 static json_t *json_real_or_null(double v)
@@ -700,6 +494,37 @@ static void verdict(const double *mean, size_t ndirs, char *buf, size_t cap)
 		snprintf(buf, cap, "opens follow none of readdir, name or inode order "
 			 "(best: %s, rho %.2f over %zu director%s)", orders, best, ndirs,
 			 ndirs == 1 ? "y" : "ies");
+}
+
+/*
+ * Who listed and who read, over the rows that count (MIN_ORDER_FILES): one
+ * object per lister and reader pair, in the order of their first row.
+ */
+static json_t *order_pairs(struct rep *r)
+{
+	json_t *a = json_array(), *p;
+	size_t i, j;
+
+	for (i = 0; i < r->nrows; i++) {
+		const struct order_row *w = &r->rows[i];
+
+		if (w->files < MIN_ORDER_FILES)
+			continue;
+		for (j = 0; j < json_array_size(a); j++) {
+			p = json_array_get(a, j);
+			if (jint(p, "lister_pid") == w->lister && jint(p, "reader_pid") == w->reader)
+				break;
+		}
+		if (j == json_array_size(a))
+			json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:s, s:I, s:I}",
+				"lister_pid", (json_int_t)w->lister, "lister_comm", proc_comm(r, w->lister),
+				"reader_pid", (json_int_t)w->reader, "reader_comm", proc_comm(r, w->reader),
+				"directories", (json_int_t)0, "files", (json_int_t)0));
+		p = json_array_get(a, j);
+		json_object_set_new(p, "directories", json_integer(jint(p, "directories") + 1));
+		json_object_set_new(p, "files", json_integer(jint(p, "files") + (json_int_t)w->files));
+	}
+	return a;
 }
 
 static json_t *build_json(struct rep *r, unsigned top)
@@ -830,14 +655,16 @@ static json_t *build_json(struct rep *r, unsigned top)
 	for (i = 0; i < r->nrows && i < top; i++) {
 		const struct order_row *w = &r->rows[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:I, s:{s:o, s:o, s:o}}",
-			"path", w->path, "pid", (json_int_t)w->pid, "comm", proc_comm(r, w->pid),
+		json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:{s:o, s:o, s:o}}",
+			"path", w->path, "pid", (json_int_t)w->lister, "comm", proc_comm(r, w->lister),
+			"reader_pid", (json_int_t)w->reader, "reader_comm", proc_comm(r, w->reader),
 			"files", (json_int_t)w->files, "listed", (json_int_t)w->listed, "rho",
 			"readdir", json_real_or_null(w->rho[ORD_READDIR]),
 			"name", json_real_or_null(w->rho[ORD_NAME]),
 			"inode", json_real_or_null(w->rho[ORD_INODE])));
 	}
 	json_object_set_new(o, "per_directory", a);
+	json_object_set_new(o, "processes", order_pairs(r));
 	json_object_set_new(o, "listings", json_integer((json_int_t)r->nrows));
 	json_object_set_new(root, "access_order", o);
 	return root;
@@ -968,7 +795,7 @@ static void print_text(struct rep *r, json_t *root, FILE *f)
 		fprintf(f, "  %-16s %10" PRId64 "\n", key, (int64_t)json_integer_value(v));
 
 	o = json_object_get(root, "access_order");
-	fprintf(f, "\naccess order (files opened after their directory was listed, same process)\n");
+	fprintf(f, "\naccess order (files opened after their directory was listed, by any process)\n");
 	fprintf(f, "  listings followed by opens: %" PRId64 "; with %d or more files: %" PRId64
 		" directories, %" PRId64 " files\n", (int64_t)jint(o, "listings"), MIN_ORDER_FILES,
 		(int64_t)jint(o, "directories"), (int64_t)jint(o, "files"));
@@ -979,10 +806,25 @@ static void print_text(struct rep *r, json_t *root, FILE *f)
 		fputc('\n', f);
 	}
 	fprintf(f, "  verdict: %s\n", json_string_value(json_object_get(o, "verdict")));
+	json_array_foreach(json_object_get(o, "processes"), i, v) {
+		const char *lc = json_string_value(json_object_get(v, "lister_comm"));
+		const char *rc = json_string_value(json_object_get(v, "reader_comm"));
+
+		if (jint(v, "lister_pid") == jint(v, "reader_pid"))
+			fprintf(f, "  listed and read by %s (pid %" PRId64 ")", lc,
+				(int64_t)jint(v, "lister_pid"));
+		else
+			fprintf(f, "  listed by %s (pid %" PRId64 "), read by %s (pid %" PRId64 ")",
+				lc, (int64_t)jint(v, "lister_pid"), rc, (int64_t)jint(v, "reader_pid"));
+		fprintf(f, ": %" PRId64 " director%s, %" PRId64 " files\n",
+			(int64_t)jint(v, "directories"), jint(v, "directories") == 1 ? "y" : "ies",
+			(int64_t)jint(v, "files"));
+	}
 	a = json_object_get(o, "per_directory");
 	if (json_array_size(a)) {
-		fprintf(f, "  per directory (top %zu by files opened):\n  %7s %7s %7s %7s %8s  %s\n",
-			json_array_size(a), "readdir", "name", "inode", "files", "pid", "path");
+		fprintf(f, "  per directory (top %zu by files opened):\n  %7s %7s %7s %7s %8s %8s  %s\n",
+			json_array_size(a), "readdir", "name", "inode", "files", "lister", "reader",
+			"path");
 		json_array_foreach(a, i, v) {
 			json_t *rho = json_object_get(v, "rho");
 
@@ -990,25 +832,15 @@ static void print_text(struct rep *r, json_t *root, FILE *f)
 			rho_text(f, json_object_get(rho, "readdir"));
 			rho_text(f, json_object_get(rho, "name"));
 			rho_text(f, json_object_get(rho, "inode"));
-			fprintf(f, " %7" PRId64 " %8" PRId64 "  %s\n", (int64_t)jint(v, "files"),
-				(int64_t)jint(v, "pid"), json_string_value(json_object_get(v, "path")));
+			fprintf(f, " %7" PRId64 " %8" PRId64 " %8" PRId64 "  %s\n",
+				(int64_t)jint(v, "files"), (int64_t)jint(v, "pid"),
+				(int64_t)jint(v, "reader_pid"),
+				json_string_value(json_object_get(v, "path")));
 		}
 	}
 }
 
 /* ---- entry point -------------------------------------------------------- */
-
-static void free_priv_episodes(struct an_obj *o, void *arg)
-{
-	struct episode *e = o->priv, *next;
-
-	(void)arg;
-	for (; e; e = next) {
-		next = e->next;
-		episode_free(e);
-	}
-	o->priv = NULL;
-}
 
 int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 {
@@ -1024,7 +856,7 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 	if ((ret = an_open_sorted(trace, &rd, &s)))
 		return ret;
 	if (an_objtab_new(&r.objs) || an_objtab_new(&r.handles) || an_objtab_new(&r.threads) ||
-	    fstap_pathmap_new(&r.pm)) {
+	    fstap_pathmap_new(&r.pm) || an_access_new(&r.order)) {
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
@@ -1046,7 +878,10 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 	if (fstap_sorter_late(s))
 		fstap_warn("%llu records came later than the reorder window and are out of time order",
 			   (unsigned long long)fstap_sorter_late(s));
-	an_objtab_each(r.objs, finish_episodes, &r);
+	if ((ret = order_rows(&r))) {
+		ret = fstap_error(ret, "out of memory");
+		goto done;
+	}
 	root = build_json(&r, opts->top);
 	if (r.oom) {
 		ret = fstap_error(-ENOMEM, "out of memory");
@@ -1067,8 +902,7 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 	ret = 0;
 done:
 	json_decref(root);
-	if (r.objs)
-		an_objtab_each(r.objs, free_priv_episodes, NULL);
+	an_access_free(r.order);
 	an_objtab_free(r.objs);
 	an_objtab_free(r.handles);
 	an_objtab_free(r.threads);

@@ -92,3 +92,26 @@ int an_open_sorted(const char *trace, struct fstap_reader **r, struct fstap_sort
 	}
 	return 0;
 }
+
+int an_grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+int an_cmp_names(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
