@@ -17,7 +17,7 @@ demo|test) ;;
 esac
 
 BUILD_PACKAGES="build-essential autoconf automake libtool pkg-config libfuse3-dev fuse3 \
-libjansson-dev libunwind-dev check"
+libjansson-dev libunwind-dev check libssl-dev"
 TEST_PACKAGES="python3 jq xfsprogs btrfs-progs fio stress-ng strace attr acl loggedfs git safecat"
 
 if [ "${FSTAP_NO_APT:-}" != 1 ]; then

@@ -184,6 +184,15 @@ char *an_metadata_with_transform(const struct fstap_trace_info *info, const char
 /* Opens trace and a sorter over it; prints the error. 0 or -errno. */
 struct fstap_sorter;
 int an_open_sorted(const char *trace, struct fstap_reader **r, struct fstap_sorter **s);
+/*
+ * Opens the safe output out (checked against inputs) and a trace writer on
+ * it with info: 0, or -errno with the error printed (then *dst may need
+ * fstap_output_abort; *w is NULL).
+ */
+struct fstap_output;
+int an_open_trace_output(const char *out, const char *const *inputs,
+			 const struct fstap_trace_info *info, struct fstap_output **dst,
+			 struct fstap_writer **w);
 /* Whether entry name is "." or "..". */
 bool an_dot_name(struct fstap_bytes name);
 /* Makes room for element n of *p (*cap elements of size bytes), doubling. 0 or -ENOMEM. */

@@ -466,13 +466,8 @@ static int write_out(struct flt *f, const char *in, const char *out)
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((ret = fstap_output_open(&dst, out, inputs)))
+	if ((ret = an_open_trace_output(out, inputs, &info, &dst, &w)))
 		goto done;
-	ret = fstap_writer_open_fd(&w, fstap_output_fd(dst), out, &info, 0);
-	if (ret) {
-		fstap_error(ret, "cannot write trace '%s': %s", out, strerror(-ret));
-		goto done;
-	}
 	for (; (ret = fstap_sorter_next(s, &rec)) == 1; idx++) {
 		if (rec.op == FSTAP_OP_FOOTER) {
 			has_footer = true;

@@ -10,17 +10,22 @@ libanalysis_a_SOURCES = \
 	src/analysis/order.c \
 	src/analysis/report.c \
 	src/analysis/filter.c \
-	src/analysis/reorder.c
-libanalysis_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+	src/analysis/reorder.c \
+	src/analysis/anonymize.h \
+	src/analysis/anon_token.c \
+	src/analysis/anonymize.c
+libanalysis_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CRYPTO_CFLAGS)
 
-fstap_SOURCES += src/cli/cmd-report.c src/cli/cmd-filter.c src/cli/cmd-reorder.c
-fstap_LDADD += libanalysis.a $(FSTAP_LIBS) -lm
+fstap_SOURCES += src/cli/cmd-report.c src/cli/cmd-filter.c src/cli/cmd-reorder.c \
+	src/cli/cmd-anonymize.c
+fstap_LDADD += libanalysis.a $(FSTAP_LIBS) $(CRYPTO_LIBS) -lm
 
-ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder tests/unit/check_order
+ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder tests/unit/check_order \
+	tests/unit/check_anonymize
 check_PROGRAMS += $(ANALYSIS_UNIT_TESTS)
 TESTS += $(ANALYSIS_UNIT_TESTS)
 UNIT_TESTS += $(ANALYSIS_UNIT_TESTS)
-ANALYSIS_UNIT_LDADD = libanalysis.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
+ANALYSIS_UNIT_LDADD = libanalysis.a $(FSTAP_LIBS) $(CRYPTO_LIBS) $(CHECK_LIBS) -lm
 
 tests_unit_check_rank_SOURCES = tests/unit/check_rank.c
 tests_unit_check_rank_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
@@ -37,11 +42,17 @@ tests_unit_check_order_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_order_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_order_LDADD = $(ANALYSIS_UNIT_LDADD)
 
+tests_unit_check_anonymize_SOURCES = tests/unit/check_anonymize.c
+tests_unit_check_anonymize_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_anonymize_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_anonymize_LDADD = $(ANALYSIS_UNIT_LDADD)
+
 ANALYSIS_TESTS = \
 	tests/integration/t3000-report-order.sh \
 	tests/integration/t3010-filter.sh \
 	tests/integration/t3020-reorder.sh \
 	tests/integration/t3030-report-order-recorded.sh \
-	tests/integration/t3040-report-order-xproc.sh
+	tests/integration/t3040-report-order-xproc.sh \
+	tests/integration/t3200-anonymize.sh
 TESTS += $(ANALYSIS_TESTS)
-EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md
+EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md docs/sharing.md

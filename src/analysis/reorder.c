@@ -670,12 +670,7 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 	info.metadata_json = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
 	if (!info.metadata_json)
 		goto oom;
-	ret = fstap_output_open(&dst, out, inputs);
-	if (!ret) {
-		ret = fstap_writer_open_fd(&w, fstap_output_fd(dst), out, &info, 0);
-		if (ret)
-			fstap_error(ret, "cannot write trace '%s': %s", out, strerror(-ret));
-	}
+	ret = an_open_trace_output(out, inputs, &info, &dst, &w);
 	free(info.metadata_json);
 	if (ret)
 		goto done;

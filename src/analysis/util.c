@@ -12,6 +12,7 @@
 
 #include "analysis/analysis.h"
 #include "fstap/log.h"
+#include "fstap/output.h"
 #include "fstap/sort.h"
 
 int an_parse_time(const char *s, uint64_t *ns)
@@ -114,4 +115,19 @@ int an_cmp_names(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t ble
 	int c = memcmp(a, b, alen < blen ? alen : blen);
 
 	return c ? c : (alen > blen) - (alen < blen);
+}
+
+int an_open_trace_output(const char *out, const char *const *inputs,
+			 const struct fstap_trace_info *info, struct fstap_output **dst,
+			 struct fstap_writer **w)
+{
+	int ret;
+
+	*w = NULL;
+	if ((ret = fstap_output_open(dst, out, inputs)))
+		return ret;
+	ret = fstap_writer_open_fd(w, fstap_output_fd(*dst), out, info, 0);
+	if (ret)
+		fstap_error(ret, "cannot write trace '%s': %s", out, strerror(-ret));
+	return ret;
 }

@@ -43,24 +43,6 @@ static const char filter_usage[] =
 	"error (a full disk) or a signal, an existing OUT is as it was. An OUT that\n"
 	"is TRACE (also through a link) is refused.\n";
 
-/* Splits a comma list into *list (appending). 0, or -EINVAL for an empty item. */
-static int split_list(char *arg, char ***list, size_t *n)
-{
-	char *save = NULL, *tok;
-
-	if (!*arg || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))
-		return -EINVAL;
-	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **p = realloc(*list, (*n + 1) * sizeof(*p));
-
-		if (!p)
-			fstap_die("out of memory");
-		*list = p;
-		p[(*n)++] = tok;
-	}
-	return 0;
-}
-
 int cmd_filter(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -87,19 +69,19 @@ int cmd_filter(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'p':
-			if (split_list(optarg, &pid_args, &npid_args)) {
+			if (cmd_split_list(optarg, &pid_args, &npid_args)) {
 				cmd_usage_error("filter", "--pid wants a list of process ids");
 				goto done;
 			}
 			break;
 		case 'c':
-			if (split_list(optarg, &comms, &ncomms)) {
+			if (cmd_split_list(optarg, &comms, &ncomms)) {
 				cmd_usage_error("filter", "--comm wants a list of process names");
 				goto done;
 			}
 			break;
 		case 'O':
-			if (split_list(optarg, &op_args, &nop_args)) {
+			if (cmd_split_list(optarg, &op_args, &nop_args)) {
 				cmd_usage_error("filter", "--op wants a list of operation names");
 				goto done;
 			}

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+int cmd_anonymize(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_disk(int argc, char **argv);
 int cmd_export(int argc, char **argv);
@@ -30,6 +31,11 @@ int cmd_report(int argc, char **argv);
 
 /* Prints "fstap: error: MSG" plus "usage: ..." hint and returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Splits a comma list in place and appends its items to *list (realloc'd,
+ * the caller frees it). 0, or -EINVAL for an empty list or item.
+ */
+int cmd_split_list(char *arg, char ***list, size_t *n);
 /* Parses sizes like 4096, 64k, 1M, 2G (powers of 1024). 0 or -EINVAL. */
 int cmd_parse_size(const char *s, unsigned long long *out);
 

@@ -22,6 +22,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "anonymize", cmd_anonymize, "replace a trace's names, values and command lines by keyed tokens" },
 	{ "compare", cmd_compare, "run a trace on several file systems and compare them" },
 	{ "disk", cmd_disk, "serve an image file with the timing of a modeled disk" },
 	{ "export", cmd_export, "write a trace as JSON Lines, paths resolved" },
@@ -57,6 +58,23 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "fstap %s: %s\nTry 'fstap %s --help'.\n", cmd, msg, cmd);
 	return 2;
+}
+
+int cmd_split_list(char *arg, char ***list, size_t *n)
+{
+	char *save = NULL, *tok;
+
+	if (!*arg || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))
+		return -EINVAL;
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **p = realloc(*list, (*n + 1) * sizeof(*p));
+
+		if (!p)
+			fstap_die("out of memory");
+		*list = p;
+		p[(*n)++] = tok;
+	}
+	return 0;
 }
 
 int cmd_parse_size(const char *s, unsigned long long *out)

@@ -1,0 +1,249 @@
+/*
+ * check_anonymize.c: the keyed tokens (src/analysis/anon_token.c): length,
+ * alphabet, determinism under one key, difference under two keys, domains,
+ * reserved names, collisions in a forced tiny token space (an error, never
+ * a merge); and the key files (size, mode, no overwrite).
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/anonymize.h"
+
+static const uint8_t key1[] = "0123456789abcdef0123456789abcdef";
+static const uint8_t key2[] = "0123456789abcdef0123456789abcdeX";
+
+static struct an_tokens *tokens(const uint8_t *key, unsigned alphabet)
+{
+	struct an_tokens *t;
+
+	ck_assert_int_eq(an_tokens_new(&t, key, 32, alphabet), 0);
+	return t;
+}
+
+/* The token of s in dom, as a NUL-terminated copy (static buffer). */
+static const char *tok(struct an_tokens *t, enum an_domain dom, const char *s)
+{
+	static char buf[4][512];
+	static int k;
+	const uint8_t *p;
+	size_t len = strlen(s);
+
+	ck_assert_int_eq(an_tokens_map(t, dom, (const uint8_t *)s, len, &p), 0);
+	k = (k + 1) % 4;
+	memcpy(buf[k], p, len);
+	buf[k][len] = '\0';
+	return buf[k];
+}
+
+START_TEST(test_length_and_alphabet)
+{
+	struct an_tokens *t = tokens(key1, 62);
+	const char *names[] = { "a", "ab", "report-2024.pdf", "\xc3\xa9t\xc3\xa9 ", NULL };
+	char longname[256];
+	size_t i, j;
+
+	memset(longname, 'x', 255);
+	longname[255] = '\0';
+	for (i = 0; names[i]; i++) {
+		const char *s = tok(t, AN_DOM_NAME, names[i]);
+
+		ck_assert_uint_eq(strlen(s), strlen(names[i]));
+		for (j = 0; s[j]; j++)
+			ck_assert_msg((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'A' && s[j] <= 'Z') ||
+				      (s[j] >= 'a' && s[j] <= 'z'), "'%s' has '%c'", s, s[j]);
+	}
+	ck_assert_uint_eq(strlen(tok(t, AN_DOM_NAME, longname)), 255);
+	ck_assert_str_ne(tok(t, AN_DOM_NAME, "report-2024.pdf"), "report-2024.pdf");
+	an_tokens_free(t);
+}
+END_TEST
+
+START_TEST(test_deterministic_per_key)
+{
+	struct an_tokens *a = tokens(key1, 62), *b = tokens(key1, 62), *c = tokens(key2, 62);
+	char ta[64], tc[64];
+
+	/* another table, other strings mapped first: the same token */
+	tok(b, AN_DOM_NAME, "zzz-first");
+	strcpy(ta, tok(a, AN_DOM_NAME, "customer-secret.db"));
+	ck_assert_str_eq(tok(b, AN_DOM_NAME, "customer-secret.db"), ta);
+	ck_assert_str_eq(tok(a, AN_DOM_NAME, "customer-secret.db"), ta);	/* again */
+	strcpy(tc, tok(c, AN_DOM_NAME, "customer-secret.db"));
+	ck_assert_str_ne(ta, tc);
+	/* domains are apart: a name and an xattr value of the same bytes differ */
+	ck_assert_str_ne(tok(a, AN_DOM_NAME, "customer-secret.db"),
+			 tok(a, AN_DOM_VALUE, "customer-secret.db"));
+	ck_assert_uint_eq(an_tokens_count(a, AN_DOM_NAME), 1);
+	an_tokens_free(a);
+	an_tokens_free(b);
+	an_tokens_free(c);
+}
+END_TEST
+
+START_TEST(test_key_id)
+{
+	struct an_tokens *a = tokens(key1, 62), *b = tokens(key1, 62), *c = tokens(key2, 62);
+	char ia[17], ib[17], ic[17];
+
+	an_tokens_key_id(a, ia);
+	an_tokens_key_id(b, ib);
+	an_tokens_key_id(c, ic);
+	ck_assert_uint_eq(strlen(ia), 16);
+	ck_assert_str_eq(ia, ib);
+	ck_assert_str_ne(ia, ic);
+	an_tokens_free(a);
+	an_tokens_free(b);
+	an_tokens_free(c);
+}
+END_TEST
+
+/* Two symbols, names of one byte: two fit, the third is an error. */
+START_TEST(test_collision_tiny_space)
+{
+	struct an_tokens *t = tokens(key1, 2);
+	const uint8_t *p;
+	char x[2], y[2];
+
+	strcpy(x, tok(t, AN_DOM_NAME, "x"));
+	strcpy(y, tok(t, AN_DOM_NAME, "y"));
+	ck_assert_str_ne(x, y);		/* never merged, whatever the HMAC said */
+	ck_assert_str_eq(tok(t, AN_DOM_NAME, "x"), x);
+	ck_assert_int_eq(an_tokens_map(t, AN_DOM_NAME, (const uint8_t *)"z", 1, &p), -ENOSPC);
+	ck_assert_ptr_nonnull(strstr(an_tokens_errmsg(t), "collide"));
+	/* another length, another domain: room left */
+	ck_assert_uint_eq(strlen(tok(t, AN_DOM_NAME, "zz")), 2);
+	ck_assert_uint_eq(strlen(tok(t, AN_DOM_XATTR, "z")), 1);
+	an_tokens_free(t);
+}
+END_TEST
+
+/* 2^10 names of 10 bytes in 2 symbols: the space filled exactly, all distinct. */
+START_TEST(test_fill_space_distinct)
+{
+	struct an_tokens *t = tokens(key1, 2);
+	char name[11], seen[1024] = { 0 };
+	const uint8_t *p;
+	unsigned i, j, v;
+
+	for (i = 0; i < 1024; i++) {
+		snprintf(name, sizeof(name), "n%09u", i);
+		ck_assert_int_eq(an_tokens_map(t, AN_DOM_NAME, (const uint8_t *)name, 10, &p), 0);
+		for (v = 0, j = 0; j < 10; j++)
+			v = 2 * v + (p[j] == '1');
+		ck_assert_msg(!seen[v], "token of %s taken twice", name);
+		seen[v] = 1;
+	}
+	ck_assert_int_eq(an_tokens_map(t, AN_DOM_NAME, (const uint8_t *)"n000001024", 10, &p),
+			 -ENOSPC);
+	an_tokens_free(t);
+}
+END_TEST
+
+START_TEST(test_reserved_names)
+{
+	struct an_tokens *t = tokens(key1, 2);
+	const uint8_t *p;
+
+	/* "0" is kept as itself: the only other 1-byte token is "1" */
+	ck_assert_int_eq(an_tokens_reserve(t, AN_DOM_NAME, (const uint8_t *)"0", 1), 0);
+	ck_assert_str_eq(tok(t, AN_DOM_NAME, "0"), "0");
+	ck_assert_str_eq(tok(t, AN_DOM_NAME, "q"), "1");
+	ck_assert_int_eq(an_tokens_map(t, AN_DOM_NAME, (const uint8_t *)"r", 1, &p), -ENOSPC);
+	ck_assert_int_eq(an_tokens_reserve(t, AN_DOM_NAME, (const uint8_t *)"1", 1), -EEXIST);
+	an_tokens_free(t);
+}
+END_TEST
+
+START_TEST(test_many_names_no_collision)
+{
+	struct an_tokens *t = tokens(key1, 62);
+	char name[32];
+	const uint8_t *p;
+	unsigned i;
+
+	for (i = 0; i < 200000; i++) {
+		int n = snprintf(name, sizeof(name), "f%u", i);
+
+		ck_assert_int_eq(an_tokens_map(t, AN_DOM_NAME, (const uint8_t *)name, (size_t)n, &p), 0);
+	}
+	ck_assert_uint_eq(an_tokens_count(t, AN_DOM_NAME), 200000);
+	an_tokens_free(t);
+}
+END_TEST
+
+START_TEST(test_bad_key)
+{
+	struct an_tokens *t;
+
+	ck_assert_int_eq(an_tokens_new(&t, key1, AN_KEY_MIN - 1, 62), -EINVAL);
+	ck_assert_int_eq(an_tokens_new(&t, key1, 32, 63), -EINVAL);
+	ck_assert_int_eq(an_tokens_new(&t, key1, 32, 1), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_key_files)
+{
+	char dir[] = "/tmp/check_anonymize.XXXXXX", path[64], shortp[64];
+	uint8_t *k1 = NULL, *k2 = NULL;
+	size_t l1 = 0, l2 = 0;
+	struct stat st;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(shortp, sizeof(shortp), "%s/short", dir);
+	ck_assert_int_eq(an_key_create(path), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(st.st_size, AN_KEY_NEW);
+	ck_assert_int_eq(an_key_read(path, &k1, &l1), 0);
+	ck_assert_int_eq(an_key_create(path), -EEXIST);	/* never overwritten */
+	ck_assert_int_eq(an_key_read(path, &k2, &l2), 0);
+	ck_assert_uint_eq(l1, AN_KEY_NEW);
+	ck_assert_mem_eq(k1, k2, l1);
+	f = fopen(shortp, "w");
+	fputs("short", f);
+	fclose(f);
+	free(k2);
+	ck_assert_int_eq(an_key_read(shortp, &k2, &l2), -EINVAL);
+	unlink(shortp);
+	unlink(path);
+	rmdir(dir);
+	free(k1);
+}
+END_TEST
+
+static Suite *anonymize_suite(void)
+{
+	Suite *s = suite_create("anonymize");
+	TCase *core = tcase_create("Core"), *limits = tcase_create("Limits");
+
+	tcase_add_test(core, test_length_and_alphabet);
+	tcase_add_test(core, test_deterministic_per_key);
+	tcase_add_test(core, test_key_id);
+	tcase_add_test(core, test_reserved_names);
+	tcase_add_test(core, test_key_files);
+	tcase_add_test(limits, test_collision_tiny_space);
+	tcase_add_test(limits, test_fill_space_distinct);
+	tcase_add_test(limits, test_many_names_no_collision);
+	tcase_add_test(limits, test_bad_key);
+	tcase_set_timeout(limits, 60);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, limits);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(anonymize_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
