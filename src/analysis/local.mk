@@ -55,4 +55,4 @@ ANALYSIS_TESTS = \
 	tests/integration/t3040-report-order-xproc.sh \
 	tests/integration/t3200-anonymize.sh
 TESTS += $(ANALYSIS_TESTS)
-EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md docs/sharing.md
+EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md
