@@ -21,3 +21,9 @@ EXTRA_DIST += bench/replay-fidelity.sh bench/replay-fidelity-count.py
 noinst_PROGRAMS += replay-direct
 replay_direct_SOURCES = bench/replay-direct.c
 EXTRA_DIST += bench/replay-overhead.sh bench/replay-timing.sh
+# bench/disk-model.sh: fio on fstap disk against the model's own figures
+# (disk-expect) and the plain loop device (docs/PERFORMANCE.md)
+noinst_PROGRAMS += disk-expect
+disk_expect_SOURCES = bench/disk-expect.c
+disk_expect_LDADD = libdisk.a -lm
+EXTRA_DIST += bench/disk-model.sh

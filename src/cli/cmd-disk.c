@@ -41,6 +41,10 @@ static const char disk_usage[] =
 	"                         ssd   latency by direction on parallel channels;\n"
 	"                               keys: read_lat, write_lat, flush (us),\n"
 	"                               read_bw, write_bw (MB/s), channels\n"
+	"                         raid5 RAID 5 of hdd or ssd members, left-symmetric;\n"
+	"                               keys: members (4), chunk (64K), member=hdd|ssd\n"
+	"                               and the member model's keys; a partial-stripe\n"
+	"                               write reads old data and parity first\n"
 	"                         none  no delay: the cost of the daemon itself\n"
 	"                       docs/disk.md gives the defaults and their sources\n"
 	"      --json=FILE      also write the statistics to FILE as JSON at exit\n"
@@ -52,7 +56,8 @@ static const char disk_usage[] =
 	"\n"
 	"At exit: requests and bytes by direction, seeks and their total distance in\n"
 	"cylinders, read cache hits, the modeled busy time, and the queue depths the\n"
-	"requests found.\n";
+	"requests found; for raid5 also the member reads and writes, full-stripe\n"
+	"writes and read-modify-write stripes.\n";
 
 int cmd_disk(int argc, char **argv)
 {

@@ -428,6 +428,17 @@ static json_t *stats_json(const struct stats_view *v)
 		json_object_set_new(qd, label, json_integer((json_int_t)v->st->qd[i]));
 	}
 	json_object_set_new(root, "queue_depth", qd);
+	if (v->o->params.kind == DISK_RAID5) {
+		json_t *r = json_object();
+
+		json_object_set_new(r, "member_reads", json_integer((json_int_t)v->st->member_reads));
+		json_object_set_new(r, "member_writes",
+				    json_integer((json_int_t)v->st->member_writes));
+		json_object_set_new(r, "full_stripe_writes",
+				    json_integer((json_int_t)v->st->full_stripe_writes));
+		json_object_set_new(r, "rmw_stripes", json_integer((json_int_t)v->st->rmw_stripes));
+		json_object_set_new(root, "raid5", r);
+	}
 	return root;
 }
 
@@ -456,6 +467,10 @@ static void print_summary(const struct stats_view *v)
 		(double)st->bytes[DISK_WRITE] / 1048576.0, st->requests[DISK_FLUSH], st->seeks,
 		st->seek_cylinders, st->cache_hits, (double)st->busy_ns / 1e9,
 		(double)v->elapsed_ns / 1e9);
+	if (v->o->params.kind == DISK_RAID5)
+		fprintf(stderr, "fstap: raid5: %" PRIu64 " member reads, %" PRIu64 " member writes, "
+			"%" PRIu64 " full-stripe writes, %" PRIu64 " read-modify-write stripes\n",
+			st->member_reads, st->member_writes, st->full_stripe_writes, st->rmw_stripes);
 	fprintf(stderr, "fstap: queue depth:");
 	for (i = 0; i < DISK_QD_BUCKETS; i++) {
 		qd_label(i, label, sizeof(label));

@@ -18,12 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum disk_kind { DISK_NONE, DISK_HDD, DISK_SSD };
+enum disk_kind { DISK_NONE, DISK_HDD, DISK_SSD, DISK_RAID5 };
 enum disk_op { DISK_READ, DISK_WRITE, DISK_FLUSH, DISK_NOPS };
 
 #define DISK_MAX_ZONES 64
 #define DISK_MAX_SEGMENTS 64
 #define DISK_MAX_CHANNELS 64
+#define DISK_MAX_MEMBERS 16
 #define DISK_QD_BUCKETS 8	/* queue depth 1, 2, 3-4, 5-8, ..., 65+ */
 
 /* A spinning disk; the defaults are in model.c with their source. */
@@ -54,10 +55,18 @@ struct disk_ssd_params {
 	double flush_us;
 };
 
+/* RAID 5 over members of one model (the hdd or ssd parameters above). */
+struct disk_raid5_params {
+	unsigned members;
+	uint64_t chunk;			/* stripe unit, bytes */
+	enum disk_kind member;		/* DISK_HDD or DISK_SSD */
+};
+
 struct disk_params {
 	enum disk_kind kind;
 	struct disk_hdd_params hdd;
 	struct disk_ssd_params ssd;
+	struct disk_raid5_params raid5;
 };
 
 /* What the model did (the daemon adds the queue depths it saw). */
@@ -69,6 +78,10 @@ struct disk_stats {
 	uint64_t cache_hits;		/* reads served from the read cache */
 	uint64_t busy_ns;		/* time the device was serving */
 	uint64_t qd[DISK_QD_BUCKETS];	/* requests by queue depth at arrival */
+	/* raid5: seeks, hits and busy time above are the members' sums */
+	uint64_t member_reads, member_writes;
+	uint64_t full_stripe_writes;	/* stripes written whole: no read */
+	uint64_t rmw_stripes;		/* stripes written in part: read-modify-write */
 };
 
 struct disk_model;
@@ -101,6 +114,22 @@ double disk_hdd_rotation_ns(const struct disk_model *m);	/* half a revolution */
 unsigned disk_hdd_zone(const struct disk_model *m, uint64_t disk_byte);
 double disk_hdd_rate(const struct disk_model *m, unsigned zone);	/* bytes/s */
 uint64_t disk_hdd_cylinder(const struct disk_model *m, uint64_t disk_byte);
+
+/* Where byte off of a RAID 5 volume lives (left-symmetric layout). */
+struct disk_raid5_place {
+	uint64_t stripe;	/* row of chunks */
+	unsigned disk;		/* member holding the byte */
+	unsigned parity;	/* member holding the stripe's parity */
+	uint64_t member_off;	/* the byte's offset on that member */
+};
+void disk_raid5_map(unsigned members, uint64_t chunk, uint64_t off, struct disk_raid5_place *pl);
+
+/* model.c's RAID 5 (raid5.c): members of the member model, requests split. */
+struct disk_raid5;
+int disk_raid5_new(const struct disk_params *p, struct disk_raid5 **out);
+void disk_raid5_free(struct disk_raid5 *r);
+uint64_t disk_raid5_submit(struct disk_raid5 *r, enum disk_op op, uint64_t off, uint64_t len,
+			   uint64_t now, struct disk_stats *st);
 
 /* The queue-depth bucket of a depth (1 -> 0, 2 -> 1, 3-4 -> 2, ...). */
 unsigned disk_qd_bucket(unsigned depth);

@@ -4,7 +4,8 @@
 noinst_LIBRARIES += libdisk.a
 libdisk_a_SOURCES = \
 	src/disk/disk.h \
-	src/disk/model.c
+	src/disk/model.c \
+	src/disk/raid5.c
 libdisk_a_CFLAGS = $(AM_CFLAGS)
 
 # The daemon uses the recorder's stop handling (src/record/stop.c).

@@ -85,6 +85,7 @@ struct disk_model {
 	uint64_t free_ns;			/* hdd: head free; ssd: transfer path free */
 	uint64_t chan_free[DISK_MAX_CHANNELS];	/* ssd */
 	struct hdd_state h;
+	struct disk_raid5 *raid;		/* raid5 */
 };
 
 /* ---- parameters --------------------------------------------------------- */
@@ -102,7 +103,7 @@ static const struct disk_ssd_params ssd_defaults = {
 	.channels = 8, .flush_us = 500,
 };
 
-static const char *const kind_names[] = { "none", "hdd", "ssd" };
+static const char *const kind_names[] = { "none", "hdd", "ssd", "raid5" };
 
 const char *disk_kind_name(enum disk_kind k)
 {
@@ -116,6 +117,9 @@ int disk_params_defaults(const char *kind, struct disk_params *p)
 	memset(p, 0, sizeof(*p));
 	p->hdd = hdd_defaults;
 	p->ssd = ssd_defaults;
+	p->raid5.members = 4;
+	p->raid5.chunk = 64 * 1024;
+	p->raid5.member = DISK_HDD;
 	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
 		if (!strcmp(kind, kind_names[i])) {
 			p->kind = (enum disk_kind)i;
@@ -164,6 +168,7 @@ struct key {
 
 #define HK(n, t, f) { DISK_HDD, n, t, offsetof(struct disk_params, hdd.f) }
 #define SK(n, t, f) { DISK_SSD, n, t, offsetof(struct disk_params, ssd.f) }
+#define RK(n, t, f) { DISK_RAID5, n, t, offsetof(struct disk_params, raid5.f) }
 
 static const struct key keys[] = {
 	HK("rpm", K_DOUBLE, rpm), HK("t2t", K_DOUBLE, seek_t2t_ms),
@@ -177,10 +182,11 @@ static const struct key keys[] = {
 	SK("read_lat", K_DOUBLE, read_us), SK("write_lat", K_DOUBLE, write_us),
 	SK("read_bw", K_DOUBLE, read_mbps), SK("write_bw", K_DOUBLE, write_mbps),
 	SK("channels", K_UINT, channels), SK("flush", K_DOUBLE, flush_us),
+	RK("members", K_UINT, members), RK("chunk", K_BYTES, chunk),
 };
 
-static int set_key(struct disk_params *p, const char *name, const char *val, char *err,
-		   size_t errlen)
+static int set_key_of(struct disk_params *p, enum disk_kind kind, const char *name,
+		      const char *val, char *err, size_t errlen)
 {
 	char *base = (char *)p;
 	uint64_t u;
@@ -190,7 +196,7 @@ static int set_key(struct disk_params *p, const char *name, const char *val, cha
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const struct key *k = &keys[i];
 
-		if (k->kind != p->kind || strcmp(k->name, name))
+		if (k->kind != kind || strcmp(k->name, name))
 			continue;
 		switch (k->type) {
 		case K_DOUBLE:
@@ -218,11 +224,54 @@ static int set_key(struct disk_params *p, const char *name, const char *val, cha
 			return 0;
 		}
 	}
-	snprintf(err, errlen, "model '%s' has no parameter '%s'", disk_kind_name(p->kind), name);
-	return -EINVAL;
+	return -ENOENT;
 bad:
 	snprintf(err, errlen, "bad value '%s' for %s", val, name);
 	return -EINVAL;
+}
+
+/* KEY=VALUE for the model; a raid5's other keys are its members'. */
+static int set_key(struct disk_params *p, const char *name, const char *val, char *err,
+		   size_t errlen)
+{
+	int ret;
+
+	if (p->kind == DISK_RAID5 && !strcmp(name, "member"))
+		return 0;	/* taken first (disk_params_parse) */
+	ret = set_key_of(p, p->kind, name, val, err, errlen);
+	if (ret == -ENOENT && p->kind == DISK_RAID5)
+		ret = set_key_of(p, p->raid5.member, name, val, err, errlen);
+	if (ret == -ENOENT) {
+		if (p->kind == DISK_RAID5)
+			snprintf(err, errlen, "model 'raid5' (of %s) has no parameter '%s'",
+				 disk_kind_name(p->raid5.member), name);
+		else
+			snprintf(err, errlen, "model '%s' has no parameter '%s'",
+				 disk_kind_name(p->kind), name);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* raid5's member=hdd|ssd, wherever it is in the spec. */
+static int set_member(struct disk_params *p, const char *spec, char *err, size_t errlen)
+{
+	const char *m = strstr(spec, ",member=");
+	size_t n;
+
+	if (!m)
+		return 0;
+	m += strlen(",member=");
+	n = strcspn(m, ",");
+	if (n == 3 && !strncmp(m, "hdd", 3))
+		p->raid5.member = DISK_HDD;
+	else if (n == 3 && !strncmp(m, "ssd", 3))
+		p->raid5.member = DISK_SSD;
+	else {
+		snprintf(err, errlen, "bad value '%.*s' for member (hdd, ssd)", (int)n, m);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int check_params(const struct disk_params *p, char *err, size_t errlen)
@@ -231,7 +280,7 @@ static int check_params(const struct disk_params *p, char *err, size_t errlen)
 	const struct disk_ssd_params *s = &p->ssd;
 	const char *why = NULL;
 
-	if (p->kind == DISK_HDD) {
+	if (p->kind == DISK_HDD || (p->kind == DISK_RAID5 && p->raid5.member == DISK_HDD)) {
 		if (h->rpm <= 0)
 			why = "rpm must be above 0";
 		else if (!(h->seek_t2t_ms <= h->seek_avg_ms && h->seek_avg_ms <= h->seek_full_ms))
@@ -246,7 +295,14 @@ static int check_params(const struct disk_params *p, char *err, size_t errlen)
 			why = "segments must be 1 to 64";
 		else if (h->capacity == 0)
 			why = "capacity must be above 0";
-	} else if (p->kind == DISK_SSD) {
+	}
+	if (!why && p->kind == DISK_RAID5) {
+		if (p->raid5.members < 3 || p->raid5.members > DISK_MAX_MEMBERS)
+			why = "members must be 3 to 16";
+		else if (p->raid5.chunk < 4096 || p->raid5.chunk % 4096)
+			why = "chunk must be a multiple of 4 KiB";
+	}
+	if (!why && (p->kind == DISK_SSD || (p->kind == DISK_RAID5 && p->raid5.member == DISK_SSD))) {
 		if (s->channels < 1 || s->channels > DISK_MAX_CHANNELS)
 			why = "channels must be 1 to 64";
 		else if (s->read_mbps <= 0 || s->write_mbps <= 0)
@@ -267,9 +323,11 @@ int disk_params_parse(const char *spec, struct disk_params *p, char *err, size_t
 		return -ENOMEM;
 	tok = strtok_r(copy, ",", &save);
 	if (!tok || disk_params_defaults(tok, p) < 0) {
-		snprintf(err, errlen, "unknown model '%s' (none, hdd, ssd)", tok ? tok : "");
+		snprintf(err, errlen, "unknown model '%s' (none, hdd, ssd, raid5)", tok ? tok : "");
 		ret = -EINVAL;
 	}
+	if (!ret && p->kind == DISK_RAID5)
+		ret = set_member(p, spec, err, errlen);
 	while (!ret && (tok = strtok_r(NULL, ",", &save))) {
 		char *eq = strchr(tok, '=');
 
@@ -582,6 +640,10 @@ int disk_model_new(const struct disk_params *p, struct disk_model **out)
 		return -ENOMEM;
 	m->p = *p;
 	m->h.ra_seg = -1;
+	if (p->kind == DISK_RAID5 && disk_raid5_new(p, &m->raid) < 0) {
+		free(m);
+		return -ENOMEM;
+	}
 	if (p->kind == DISK_HDD) {
 		fit_seek(&m->h, &p->hdd);
 		layout_zones(&m->h, &p->hdd);
@@ -593,6 +655,8 @@ int disk_model_new(const struct disk_params *p, struct disk_model **out)
 
 void disk_model_free(struct disk_model *m)
 {
+	if (m)
+		disk_raid5_free(m->raid);
 	free(m);
 }
 
@@ -606,6 +670,8 @@ uint64_t disk_model_submit(struct disk_model *m, enum disk_op op, uint64_t off, 
 		return hdd_submit(m, op, off, len, now);
 	case DISK_SSD:
 		return ssd_submit(m, op, len, now);
+	case DISK_RAID5:
+		return disk_raid5_submit(m->raid, op, off, len, now, &m->st);
 	case DISK_NONE:
 		break;
 	}

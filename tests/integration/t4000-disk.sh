@@ -1,13 +1,15 @@
 #!/bin/sh
-# t4000-disk.sh: `fstap disk` for real, as root: with --model=none and
-# --model=hdd, a 256 MiB image served through FUSE, a loop device with direct
-# I/O on the served file, ext4 made and mounted on it, files written and read
-# back, then everything undone (stopped by unmount for none, by SIGTERM for
-# hdd): the data is in IMAGE (fsck clean, the files there when IMAGE itself
-# is mounted), the statistics JSON counts the requests (a direct dd of 16 MiB
-# reads at least 16 MiB), hdd seeks and is busy, none is never busy. Plus the
-# refusals: usage errors, a missing image, an image on a loop device or
-# served twice, a --json that is the image.
+# t4000-disk.sh: `fstap disk` for real, as root: with --model=none, hdd and
+# raid5 (of hdd members: ext4's small writes are read-modify-writes), a
+# 256 MiB image served through FUSE, a loop device with direct I/O on the
+# served file, ext4 made and mounted on it, files written and read back,
+# then everything undone (stopped by unmount for none and raid5, by SIGTERM
+# for hdd): the data is in IMAGE (fsck clean, the files there when IMAGE
+# itself is mounted), the statistics JSON counts the requests (a direct dd
+# of 16 MiB reads at least 16 MiB), hdd seeks and is busy, none is never
+# busy, raid5 reads-modify-writes. Plus the refusals: usage errors, a
+# missing image, an image on a loop device or served twice, a --json that
+# is the image.
 . "$FSTAP_SRCDIR/tests/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "fstap disk's test needs root (losetup, mkfs, mount)"
@@ -64,7 +66,7 @@ detach() {
 expect_exit 2 "$FSTAP" disk "$IMGF"
 expect_grep "$T/err" "expected IMAGE and MOUNTPOINT"
 expect_exit 2 "$FSTAP" disk --model=tape "$IMGF" "$MNT"
-expect_grep "$T/err" "--model='tape': unknown model 'tape' (none, hdd, ssd)"
+expect_grep "$T/err" "--model='tape': unknown model 'tape' (none, hdd, ssd, raid5)"
 expect_exit 2 "$FSTAP" disk --model=hdd,bogus=1 "$IMGF" "$MNT"
 expect_grep "$T/err" "model 'hdd' has no parameter 'bogus'"
 expect_exit 1 "$FSTAP" disk "$IMGF" "$MNT"
@@ -85,7 +87,7 @@ head -c 1048576 /dev/urandom >"$T/small"
 
 # ---- a file system on each model ----------------------------------------
 
-for model in none hdd; do
+for model in none hdd raid5; do
 	start_disk $model
 	expect_exit 1 "$FSTAP" disk "$IMGF" "$T/direct"
 	expect_grep "$T/err" "image '$IMGF' is in use: another fstap disk serves it"
@@ -103,7 +105,7 @@ for model in none hdd; do
 	umount "$FS"
 	dd if="$DLOOP" of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null
 	detach
-	if [ $model = none ]; then
+	if [ $model != hdd ]; then
 		umount "$MNT"
 	else
 		kill -TERM "$DPID"
@@ -135,6 +137,13 @@ for model in none hdd; do
 	[ "$reads" -ge 16 ] || fail "$model: $reads read requests"
 	[ "$flushes" -ge 1 ] || fail "$model: no flush counted (ext4 journal commits flush)"
 	[ "$depths" = "$total" ] || fail "$model: $depths depths for $total requests"
+	if [ $model = raid5 ]; then
+		rmw=$(json "$T/$model.json" 'j["raid5"]["rmw_stripes"]')
+		mr=$(json "$T/$model.json" 'j["raid5"]["member_reads"]')
+		[ "$rmw" -gt 0 ] || fail "raid5: no read-modify-write (ext4's 4 KiB writes)"
+		[ "$mr" -ge "$reads" ] || fail "raid5: $mr member reads for $reads reads"
+		expect_grep "$T/$model.err" "fstap: raid5: "
+	fi
 	if [ $model = none ]; then
 		[ "$busy" = 0 ] || fail "none: busy $busy ns"
 	else

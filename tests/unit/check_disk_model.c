@@ -220,13 +220,26 @@ START_TEST(test_parse)
 	ck_assert_int_eq(disk_params_parse("hdd,bogus=1", &p, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "model 'hdd' has no parameter 'bogus'");
 	ck_assert_int_eq(disk_params_parse("tape", &p, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "unknown model 'tape' (none, hdd, ssd)");
+	ck_assert_str_eq(err, "unknown model 'tape' (none, hdd, ssd, raid5)");
 	ck_assert_int_eq(disk_params_parse("hdd,wce=2", &p, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "bad value '2' for wce");
 	ck_assert_int_eq(disk_params_parse("hdd,avg=20", &p, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "seek times must be t2t <= avg <= full");
 	ck_assert_int_eq(disk_params_parse("hdd,rpm", &p, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "'rpm' is not KEY=VALUE");
+	ck_assert_int_eq(disk_params_parse("raid5,rpm=10000,members=5,chunk=128k", &p, err,
+					   sizeof(err)), 0);
+	ck_assert_uint_eq(p.raid5.members, 5);
+	ck_assert_uint_eq(p.raid5.chunk, 128 * 1024);
+	ck_assert_int_eq(p.raid5.member, DISK_HDD);
+	ck_assert_double_eq(p.hdd.rpm, 10000);
+	ck_assert_int_eq(disk_params_parse("raid5,member=tape", &p, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "bad value 'tape' for member (hdd, ssd)");
+	ck_assert_int_eq(disk_params_parse("raid5,members=2", &p, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "members must be 3 to 16");
+	ck_assert_int_eq(disk_params_parse("raid5,member=ssd,rpm=1", &p, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "model 'raid5' (of ssd) has no parameter 'rpm'");
 }
 END_TEST
 
@@ -240,6 +253,84 @@ START_TEST(test_qd_buckets)
 	ck_assert_uint_eq(disk_qd_bucket(64), 6);
 	ck_assert_uint_eq(disk_qd_bucket(65), 7);
 	ck_assert_uint_eq(disk_qd_bucket(100000), 7);
+}
+END_TEST
+
+START_TEST(test_raid5_layout)
+{
+	/* left-symmetric, 4 members, 64 KiB chunks: parity on 3, 2, 1, 0, ... */
+	static const struct { uint64_t chunk; unsigned disk, parity; uint64_t stripe; } want[] = {
+		{ 0, 0, 3, 0 }, { 1, 1, 3, 0 }, { 2, 2, 3, 0 },
+		{ 3, 3, 2, 1 }, { 4, 0, 2, 1 }, { 5, 1, 2, 1 },
+		{ 6, 2, 1, 2 }, { 7, 3, 1, 2 }, { 8, 0, 1, 2 },
+		{ 9, 1, 0, 3 }, { 10, 2, 0, 3 }, { 11, 3, 0, 3 },
+		{ 12, 0, 3, 4 },
+	};
+	struct disk_raid5_place pl;
+	unsigned i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		disk_raid5_map(4, 65536, want[i].chunk * 65536 + 100, &pl);
+		ck_assert_uint_eq(pl.disk, want[i].disk);
+		ck_assert_uint_eq(pl.parity, want[i].parity);
+		ck_assert_uint_eq(pl.stripe, want[i].stripe);
+		ck_assert_uint_eq(pl.member_off, want[i].stripe * 65536 + 100);
+	}
+}
+END_TEST
+
+/* raid5 of 4 ssd members: 100 us reads, 16 us writes, 100 MB/s, 1 channel. */
+static void raid5_model(void)
+{
+	struct disk_params p;
+	char err[128];
+
+	ck_assert_int_eq(disk_params_parse("raid5,members=4,chunk=64k,member=ssd,channels=1,"
+					   "read_lat=100,write_lat=16,read_bw=100,write_bw=100",
+					   &p, err, sizeof(err)), 0);
+	model(&p);
+}
+
+START_TEST(test_raid5_small_write)
+{
+	const struct disk_stats *st;
+	uint64_t t;
+
+	raid5_model();
+	/* read old data and old parity (in parallel), then write both */
+	t = disk_model_submit(m, DISK_WRITE, 4096, 4096, 0);
+	ck_near(t, 100000 + 40960 + 16000 + 40960);
+	st = disk_model_stats(m);
+	ck_assert_uint_eq(st->member_reads, 2);
+	ck_assert_uint_eq(st->member_writes, 2);
+	ck_assert_uint_eq(st->rmw_stripes, 1);
+	ck_assert_uint_eq(st->full_stripe_writes, 0);
+	ck_assert_uint_eq(st->requests[DISK_WRITE], 1);
+}
+END_TEST
+
+START_TEST(test_raid5_full_stripe)
+{
+	const struct disk_stats *st;
+
+	raid5_model();
+	/* 3 data chunks and the parity, written at once: no read */
+	ck_near(disk_model_submit(m, DISK_WRITE, 3 * 65536, 3 * 65536, 0), 16000 + 655360);
+	st = disk_model_stats(m);
+	ck_assert_uint_eq(st->member_reads, 0);
+	ck_assert_uint_eq(st->member_writes, 4);
+	ck_assert_uint_eq(st->full_stripe_writes, 1);
+	ck_assert_uint_eq(st->rmw_stripes, 0);
+	/* the same size unaligned: two partial stripes, 3 chunk pieces + 2 parities */
+	disk_model_submit(m, DISK_WRITE, 3 * 65536 + 4096, 3 * 65536, 0);
+	ck_assert_uint_eq(st->full_stripe_writes, 1);
+	ck_assert_uint_eq(st->rmw_stripes, 2);
+	ck_assert_uint_eq(st->member_reads, 4 + 2);
+	ck_assert_uint_eq(st->member_writes, 4 + 4 + 2);
+	/* a read reads only its chunks */
+	disk_model_submit(m, DISK_READ, 0, 2 * 65536, 0);
+	ck_assert_uint_eq(st->member_reads, 6 + 2);
+	ck_assert_uint_eq(st->member_writes, 10);
 }
 END_TEST
 
@@ -260,6 +351,9 @@ static Suite *disk_model_suite(void)
 	tcase_add_test(tc, test_none);
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_qd_buckets);
+	tcase_add_test(tc, test_raid5_layout);
+	tcase_add_test(tc, test_raid5_small_write);
+	tcase_add_test(tc, test_raid5_full_stripe);
 	suite_add_tcase(s, tc);
 	return s;
 }
