@@ -27,3 +27,6 @@ noinst_PROGRAMS += disk-expect
 disk_expect_SOURCES = bench/disk-expect.c
 disk_expect_LDADD = libdisk.a -lm
 EXTRA_DIST += bench/disk-model.sh
+# bench/compare-calibration.sh: false alarms of compare's verdicts (A/A) and
+# the share of a known slowdown (-o sync) found (docs/PERFORMANCE.md)
+EXTRA_DIST += bench/compare-calibration.sh
