@@ -52,7 +52,7 @@ struct imp_fdtab {
 
 struct imp_proc {
 	struct imp_proc *next;
-	uint32_t pid, tgid;
+	uint32_t pid, tgid, ppid;
 	struct imp_fdtab *fds;
 	uint32_t umask;
 	char *cwd;		/* learned from AT_FDCWD<...>, chdir; NULL if not known */

@@ -268,13 +268,55 @@ static int proc_fork(struct imp *im, struct imp_call *c)
 	}
 	child->fds = t;
 	child->tgid = thread ? c->p->tgid : child->pid;
+	child->ppid = thread ? c->p->ppid : c->p->tgid;
 	child->umask = c->p->umask;
 	if (c->p->cwd && !child->cwd)
 		child->cwd = strdup(c->p->cwd);
 	return 0;
 }
 
-/* A successful execve closes the close-on-exec descriptors. */
+/*
+ * The PROCESS record of a successful execve: comm the program's base name
+ * (as the kernel makes it, at most 15 bytes), cmdline its argv joined by
+ * NUL bytes (the strings strace printed whole; it stops at a cut one).
+ */
+static int proc_record(struct imp *im, struct imp_call *c)
+{
+	struct st_span argv[ST_ARGS_MAX];
+	char comm[16], *cmd = im->sbuf;
+	size_t len, used = 0;
+	struct fstap_rec r;
+	const char *base;
+	bool cut;
+	int i, n;
+
+	if (c->na < 2 || st_arg_str(c->a[0], im->path, sizeof(im->path), &len, &cut))
+		return 0;
+	base = strrchr(im->path, '/');
+	base = base ? base + 1 : im->path;
+	len = strnlen(base, sizeof(comm) - 1);
+	memcpy(comm, base, len);
+	comm[len] = '\0';
+	n = c->a[1].len >= 2 ? st_split_args((struct st_span){ c->a[1].p + 1, c->a[1].len - 2 },
+					     argv, ST_ARGS_MAX) : 0;
+	for (i = 0; i < n; i++) {
+		if (st_arg_str(argv[i], cmd + used, sizeof(im->sbuf) - used - 1, &len, &cut))
+			break;
+		used += len + 1;
+		if (cut)
+			break;
+	}
+	memset(&r, 0, sizeof(r));
+	r.op = FSTAP_OP_PROCESS;
+	r.ppid = c->p->ppid;
+	r.comm = (struct fstap_bytes){ (const uint8_t *)comm, (uint32_t)strlen(comm) };
+	r.cmdline = (struct fstap_bytes){ (const uint8_t *)cmd, (uint32_t)(used ? used - 1 : 0) };
+	r.time_ns = (uint64_t)(c->l->time_ns - im->t0);
+	r.pid = c->p->tgid;
+	return fstap_writer_add(im->w, &r);
+}
+
+/* A successful execve closes the close-on-exec descriptors and names the process. */
 static int proc_exec(struct imp *im, struct imp_call *c)
 {
 	struct imp_fdtab *t = c->p->fds;
@@ -282,6 +324,8 @@ static int proc_exec(struct imp *im, struct imp_call *c)
 
 	if (!c->l->has_result || c->l->result != 0)
 		return 0;
+	if ((ret = proc_record(im, c)))
+		return ret;
 	for (fd = 0; fd < t->n && !ret; fd++)
 		if (t->v[fd].o && t->v[fd].cloexec)
 			ret = imp_fd_close(im, c, c->p, fd);

@@ -8,14 +8,16 @@
 # `fstap prepare` + `fstap replay` on a fresh ext4 give 0 divergences and
 # the program's final tree. The summary counts the calls outside --root.
 # Then 4 Python threads create, write, fsync, read, rename, unlink and list
-# files at once: their <unfinished ...> calls all join (none left
-# unmatched) and the replay gives the same tree with 0 divergences.
+# files at once (logged with -ttt): their <unfinished ...> calls all join (none left
+# unmatched) and the replay gives the same tree with 0 divergences. Last,
+# `git add -A && git commit` in a repository with history (lock files,
+# renames, objects written through temporary files) replays the same way.
 # A truncated log is an error naming its last line; garbage lines are an
 # error naming the first, or are counted with --skip-bad-lines.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
-for c in strace tar python3; do
+for c in strace tar python3 git; do
 	command -v $c >/dev/null 2>&1 || skip "$c is needed"
 done
 
@@ -105,10 +107,23 @@ ts = [threading.Thread(target=work, args=(os.path.join(sys.argv[1], "t%d" % i),)
 for t in ts: t.start()
 for t in ts: t.join()
 PY
-expect_exit 0 traced -f -tt -T -yy -v -o "$T/thr.log" python3 "$T/thr.py" "$T/thr"
+expect_exit 0 traced -f -ttt -T -yy -v -o "$T/thr.log" python3 "$T/thr.py" "$T/thr"
 grep -q "<unfinished ...>" "$T/thr.log" || fail "4 threads and no unfinished call in the log"
 replay_case thr "$T/thr.log" "$T/thr" "$T/thr.state"
 [ "$(grep -c '"op":"fsync"' "$T/thr.jsonl")" = 80 ] || fail "not 80 fsync records"
+
+# --- git commit in a repository with history ---
+G="$T/git"
+mkdir -p "$G/d"
+(cd "$G" && git init -q . && git config user.email t@example.org && git config user.name t &&
+	printf 'hi\n' >a && printf 'there\n' >d/b && git add . && git commit -qm one &&
+	printf 'more\n' >>a && printf 'new\n' >d/c) || fail "cannot make the repository"
+cp -a "$G" "$T/git.state"
+expect_exit 0 traced -f -tt -T -yy -v -o "$T/git.log" sh -c "cd '$G' && git add -A && git commit -qm two"
+replay_case git "$T/git.log" "$G" "$T/git.state"
+# each execve names its process: git's own, with its parent and command line
+grep -q '"op":"process","pid":[0-9]*,"ppid":[0-9]*,"comm":"git","cmdline":{"hex":"67697400636f6d6d6974' \
+	"$T/git.jsonl" || fail "no process record of 'git commit': $(grep '"process"' "$T/git.jsonl")"
 
 # --- bad logs ---
 n=$(count_lines "$T/log")
