@@ -81,13 +81,16 @@ void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg)
 enum { AN_ORD_READDIR, AN_ORD_NAME, AN_ORD_INODE, AN_ORD_NR };
 
 /*
- * One reading: the first opens by process reader of the entries of
- * directory dir listed by process lister (the same process, or the latest
- * listing by anyone when the reader did not list it: order.c has the rule).
+ * One reading: the first opens of the entries of directory dir listed by
+ * process lister, by the lister itself, or by the processes that did not
+ * list it (then the directory's latest listing by anyone: order.c has the
+ * rule). readers: their pids in the order of their first open.
  */
 struct an_access_row {
 	uint64_t dir;
-	uint32_t lister, reader;
+	uint32_t lister;
+	const uint32_t *readers;
+	size_t nreaders;
 	size_t files, listed;		/* entries opened; entries in the listing */
 	double rho[AN_ORD_NR];		/* Spearman rho with each order; NaN: none */
 };

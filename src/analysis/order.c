@@ -5,18 +5,20 @@
  *
  * A *listing* is one process reading a directory from offset 0 (one handle,
  * over as many readdir calls as it takes). A *reading* is the first opens of
- * the listed entries by one process, the reader, related to one listing:
+ * the listed entries, related to one listing:
  *
  * - a process that listed the directory itself reads its own latest
  *   listing, until it lists the directory again;
- * - any other process reads the directory's latest listing by anyone (a
- *   `find | sort | xargs cat` or `find -exec cat {} +` pipeline: find lists,
- *   cat opens); when the directory is listed again, that process's next
- *   open of one of its files starts a reading of the new listing.
+ * - the processes that did not list it read the directory's latest listing
+ *   by anyone, all in one reading (a `find | sort | xargs cat` or `find
+ *   -exec cat {} +` pipeline: find lists, cat opens, and xargs or find may
+ *   start several cat processes one after the other); when the directory
+ *   is listed again, their next open of one of its files starts a reading
+ *   of the new listing.
  *
- * Each reading with at least one open gives a row: the directory, the lister
- * and reader pids, and the three correlations. Listings are shared by their
- * readings and freed with the last of them.
+ * Each reading with at least one open gives a row: the directory, the
+ * lister's pid, the readers' pids, and the three correlations. Listings are
+ * shared by their readings and freed with the last of them.
  */
 #include <errno.h>
 #include <math.h>
@@ -40,7 +42,9 @@ struct listing {
 
 struct reading {
 	struct listing *ls;
-	uint32_t reader;
+	bool own;			/* by the lister; else by the others */
+	uint32_t *readers;		/* pids, in the order of their first open */
+	size_t nreaders, capreaders;
 	struct an_objtab *seen;		/* entry obj -> u[0] 1 once opened */
 	uint32_t *opened;		/* entry positions in first-open order */
 	size_t nopened, capopened;
@@ -49,12 +53,13 @@ struct reading {
 
 struct dirstate {
 	struct listing *latest;
-	struct reading *readings;	/* one per reader pid */
+	struct reading *readings;	/* own readings, one per lister pid */
+	struct reading *others;		/* of the processes that did not list it */
 };
 
 struct an_access {
 	struct an_objtab *dirs;		/* dir obj -> priv struct dirstate */
-	struct an_access_row *rows;
+	struct an_access_row *rows;	/* their readers arrays are owned here */
 	size_t nrows, caprows;
 	int oom;
 };
@@ -87,6 +92,7 @@ static void listing_put(struct listing *ls)
 static void reading_free(struct reading *rd)
 {
 	listing_put(rd->ls);
+	free(rd->readers);
 	an_objtab_free(rd->seen);
 	free(rd->opened);
 	free(rd);
@@ -180,11 +186,13 @@ static int add_row(struct an_access *o, const struct an_access_row *row)
 static void reading_finish(struct an_access *o, struct reading *rd)
 {
 	struct an_access_row row = { .dir = rd->ls->dir, .lister = rd->ls->pid,
-				    .reader = rd->reader, .files = rd->nopened,
-				    .listed = rd->ls->nent };
+				    .readers = rd->readers, .nreaders = rd->nreaders,
+				    .files = rd->nopened, .listed = rd->ls->nent };
 
 	if (rd->nopened && (reading_rho(rd, row.rho) || add_row(o, &row)))
 		o->oom = 1;
+	else if (rd->nopened)
+		rd->readers = NULL;	/* the row's now */
 	reading_free(rd);
 }
 
@@ -197,13 +205,13 @@ static struct dirstate *dir_state(struct an_access *o, uint64_t dir, bool create
 	return d ? d->priv : NULL;
 }
 
-/* The reading of pid in ds (taken out of the list when unlink), or NULL. */
+/* The own reading of pid in ds (taken out of the list when unlink), or NULL. */
 static struct reading *find_reading(struct dirstate *ds, uint32_t pid, bool unlink)
 {
 	struct reading **pp, *rd;
 
 	for (pp = &ds->readings; (rd = *pp); pp = &rd->next) {
-		if (rd->reader != pid)
+		if (rd->ls->pid != pid)
 			continue;
 		if (unlink) {
 			*pp = rd->next;
@@ -214,7 +222,8 @@ static struct reading *find_reading(struct dirstate *ds, uint32_t pid, bool unli
 	return NULL;
 }
 
-static struct reading *reading_new(struct dirstate *ds, struct listing *ls, uint32_t reader)
+/* A new reading of ls: the lister's own (linked in ds), or the others'. */
+static struct reading *reading_new(struct dirstate *ds, struct listing *ls, bool own)
 {
 	struct reading *rd = calloc(1, sizeof(*rd));
 
@@ -224,10 +233,27 @@ static struct reading *reading_new(struct dirstate *ds, struct listing *ls, uint
 	}
 	rd->ls = ls;
 	ls->refs++;
-	rd->reader = reader;
-	rd->next = ds->readings;
-	ds->readings = rd;
+	rd->own = own;
+	if (own) {
+		rd->next = ds->readings;
+		ds->readings = rd;
+	} else {
+		ds->others = rd;
+	}
 	return rd;
+}
+
+static int add_reader(struct reading *rd, uint32_t pid)
+{
+	size_t i;
+
+	for (i = rd->nreaders; i-- > 0;)
+		if (rd->readers[i] == pid)
+			return 0;
+	if (an_grow((void **)&rd->readers, &rd->capreaders, rd->nreaders, sizeof(*rd->readers)))
+		return -ENOMEM;
+	rd->readers[rd->nreaders++] = pid;
+	return 0;
 }
 
 static struct listing *listing_new(struct dirstate *ds, const struct fstap_rec *rec)
@@ -293,7 +319,7 @@ int an_access_listing(struct an_access *o, const struct fstap_rec *rec,
 		if (rd)
 			reading_finish(o, find_reading(ds, rec->pid, true));
 		ls = listing_new(ds, rec);
-		if (!ls || !reading_new(ds, ls, rec->pid))
+		if (!ls || !reading_new(ds, ls, true))
 			return -ENOMEM;
 	}
 	for (i = 0; i < rec->nentries; i++) {
@@ -314,12 +340,12 @@ int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t fil
 	if (!ds || !ds->latest)
 		return 0;
 	rd = find_reading(ds, pid, false);
-	if (rd && rd->ls->pid != pid && rd->ls != ds->latest) {
-		/* read by another process, listed again since: a new reading */
-		reading_finish(o, find_reading(ds, pid, true));
-		rd = NULL;
+	if (!rd && ds->others && ds->others->ls != ds->latest) {
+		/* listed again since the others' reading began: a new reading */
+		reading_finish(o, ds->others);
+		ds->others = NULL;
 	}
-	if (!rd && !(rd = reading_new(ds, ds->latest, pid)))
+	if (!rd && !(rd = ds->others) && !(rd = reading_new(ds, ds->latest, false)))
 		return -ENOMEM;
 	pos = an_objtab_get(rd->ls->index, file);
 	if (!pos)
@@ -329,6 +355,8 @@ int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t fil
 	if (seen->u[0])
 		return 0;
 	seen->u[0] = 1;
+	if (add_reader(rd, pid))
+		return -ENOMEM;
 	if (an_grow((void **)&rd->opened, &rd->capopened, rd->nopened, sizeof(*rd->opened)))
 		return -ENOMEM;
 	rd->opened[rd->nopened++] = (uint32_t)(pos->u[0] - 1);
@@ -343,6 +371,10 @@ static void end_dir(struct an_obj *d, void *arg)
 
 	if (!ds)
 		return;
+	if (ds->others) {
+		ds->others->next = ds->readings;
+		ds->readings = ds->others;
+	}
 	while ((rd = ds->readings)) {
 		ds->readings = rd->next;
 		if (o)
@@ -365,10 +397,14 @@ int an_access_finish(struct an_access *o, const struct an_access_row **rows, siz
 
 void an_access_free(struct an_access *o)
 {
+	size_t i;
+
 	if (!o)
 		return;
 	an_objtab_each(o->dirs, end_dir, NULL);
 	an_objtab_free(o->dirs);
+	for (i = 0; i < o->nrows; i++)
+		free((uint32_t *)o->rows[i].readers);
 	free(o->rows);
 	free(o);
 }

@@ -54,7 +54,9 @@ struct proc {
 
 struct order_row {
 	char *path;
-	uint32_t lister, reader;
+	uint32_t lister;
+	const uint32_t *readers;	/* the analysis's (r->order) */
+	size_t nreaders;
 	size_t files, listed;
 	double rho[ORD_NR];
 };
@@ -175,7 +177,8 @@ static int order_rows(struct rep *r)
 			return -ENOMEM;
 		r->nrows++;
 		w->lister = rows[i].lister;
-		w->reader = rows[i].reader;
+		w->readers = rows[i].readers;
+		w->nreaders = rows[i].nreaders;
 		w->files = rows[i].files;
 		w->listed = rows[i].listed;
 		memcpy(w->rho, rows[i].rho, sizeof(w->rho));
@@ -425,7 +428,7 @@ static int cmp_order_row(const void *a, const void *b)
 		return c;
 	if (x->lister != y->lister)
 		return x->lister < y->lister ? -1 : 1;
-	return (x->reader > y->reader) - (x->reader < y->reader);
+	return (x->readers[0] > y->readers[0]) - (x->readers[0] < y->readers[0]);
 }
 
 static json_t *json_real_or_null(double v)
@@ -496,9 +499,40 @@ static void verdict(const double *mean, size_t ndirs, char *buf, size_t cap)
 			 ndirs == 1 ? "y" : "ies");
 }
 
+/* Whether the row's reading is the lister's own. */
+static bool own_reading(const struct order_row *w)
+{
+	return w->nreaders == 1 && w->readers[0] == w->lister;
+}
+
+static json_t *pid_array(const uint32_t *pids, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(pids[i]));
+	return a;
+}
+
+/* Adds the pids to a (a JSON array of distinct pids) that it lacks. */
+static void add_pids(json_t *a, const uint32_t *pids, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < json_array_size(a); j++)
+			if (json_integer_value(json_array_get(a, j)) == pids[i])
+				break;
+		if (j == json_array_size(a))
+			json_array_append_new(a, json_integer(pids[i]));
+	}
+}
+
 /*
  * Who listed and who read, over the rows that count (MIN_ORDER_FILES): one
- * object per lister and reader pair, in the order of their first row.
+ * object per lister and reader name (the lister's own readings apart), in
+ * the order of their first row, with the pids of all its readers.
  */
 static json_t *order_pairs(struct rep *r)
 {
@@ -507,20 +541,24 @@ static json_t *order_pairs(struct rep *r)
 
 	for (i = 0; i < r->nrows; i++) {
 		const struct order_row *w = &r->rows[i];
+		const char *rc = proc_comm(r, w->readers[0]);
 
 		if (w->files < MIN_ORDER_FILES)
 			continue;
 		for (j = 0; j < json_array_size(a); j++) {
 			p = json_array_get(a, j);
-			if (jint(p, "lister_pid") == w->lister && jint(p, "reader_pid") == w->reader)
+			if (jint(p, "lister_pid") == w->lister &&
+			    json_is_true(json_object_get(p, "own")) == own_reading(w) &&
+			    !strcmp(json_string_value(json_object_get(p, "reader_comm")), rc))
 				break;
 		}
 		if (j == json_array_size(a))
-			json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:s, s:I, s:I}",
+			json_array_append_new(a, json_pack("{s:I, s:s, s:b, s:s, s:[], s:I, s:I}",
 				"lister_pid", (json_int_t)w->lister, "lister_comm", proc_comm(r, w->lister),
-				"reader_pid", (json_int_t)w->reader, "reader_comm", proc_comm(r, w->reader),
+				"own", own_reading(w), "reader_comm", rc, "reader_pids",
 				"directories", (json_int_t)0, "files", (json_int_t)0));
 		p = json_array_get(a, j);
+		add_pids(json_object_get(p, "reader_pids"), w->readers, w->nreaders);
 		json_object_set_new(p, "directories", json_integer(jint(p, "directories") + 1));
 		json_object_set_new(p, "files", json_integer(jint(p, "files") + (json_int_t)w->files));
 	}
@@ -655,9 +693,10 @@ static json_t *build_json(struct rep *r, unsigned top)
 	for (i = 0; i < r->nrows && i < top; i++) {
 		const struct order_row *w = &r->rows[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:{s:o, s:o, s:o}}",
+		json_array_append_new(a, json_pack("{s:s, s:I, s:s, s:I, s:s, s:o, s:I, s:I, s:{s:o, s:o, s:o}}",
 			"path", w->path, "pid", (json_int_t)w->lister, "comm", proc_comm(r, w->lister),
-			"reader_pid", (json_int_t)w->reader, "reader_comm", proc_comm(r, w->reader),
+			"reader_pid", (json_int_t)w->readers[0], "reader_comm", proc_comm(r, w->readers[0]),
+			"readers", pid_array(w->readers, w->nreaders),
 			"files", (json_int_t)w->files, "listed", (json_int_t)w->listed, "rho",
 			"readdir", json_real_or_null(w->rho[ORD_READDIR]),
 			"name", json_real_or_null(w->rho[ORD_NAME]),
@@ -810,12 +849,18 @@ static void print_text(struct rep *r, json_t *root, FILE *f)
 		const char *lc = json_string_value(json_object_get(v, "lister_comm"));
 		const char *rc = json_string_value(json_object_get(v, "reader_comm"));
 
-		if (jint(v, "lister_pid") == jint(v, "reader_pid"))
+		json_t *pids = json_object_get(v, "reader_pids");
+
+		if (json_is_true(json_object_get(v, "own")))
 			fprintf(f, "  listed and read by %s (pid %" PRId64 ")", lc,
 				(int64_t)jint(v, "lister_pid"));
-		else
+		else if (json_array_size(pids) == 1)
 			fprintf(f, "  listed by %s (pid %" PRId64 "), read by %s (pid %" PRId64 ")",
-				lc, (int64_t)jint(v, "lister_pid"), rc, (int64_t)jint(v, "reader_pid"));
+				lc, (int64_t)jint(v, "lister_pid"), rc,
+				(int64_t)json_integer_value(json_array_get(pids, 0)));
+		else
+			fprintf(f, "  listed by %s (pid %" PRId64 "), read by %s (%zu processes)",
+				lc, (int64_t)jint(v, "lister_pid"), rc, json_array_size(pids));
 		fprintf(f, ": %" PRId64 " director%s, %" PRId64 " files\n",
 			(int64_t)jint(v, "directories"), jint(v, "directories") == 1 ? "y" : "ies",
 			(int64_t)jint(v, "files"));

@@ -87,7 +87,7 @@ static const struct an_access_row *row_of(struct fixture *f, uint32_t lister, ui
 	size_t i;
 
 	for (i = 0; i < f->n; i++)
-		if (f->rows[i].lister == lister && f->rows[i].reader == reader &&
+		if (f->rows[i].lister == lister && f->rows[i].readers[0] == reader &&
 		    f->rows[i].files == files)
 			return &f->rows[i];
 	ck_abort_msg("no row listed by %u, read by %u, %zu files", lister, reader, files);
@@ -108,6 +108,7 @@ START_TEST(test_order_own_listing)
 	finish(&f);
 	ck_assert_uint_eq(f.n, 1);
 	r = row_of(&f, 10, 10, 4);
+	ck_assert_uint_eq(r->nreaders, 1);
 	ck_assert_uint_eq(r->dir, DIR);
 	ck_assert_uint_eq(r->listed, 4);
 	ck_assert(r->rho[AN_ORD_READDIR] == 1.0);
@@ -129,9 +130,29 @@ START_TEST(test_order_other_process_reads_latest_listing)
 	finish(&f);
 	ck_assert_uint_eq(f.n, 1);			/* the lister opened nothing: no row */
 	r = row_of(&f, 10, 20, 4);
+	ck_assert_uint_eq(r->nreaders, 1);
 	ck_assert(r->rho[AN_ORD_NAME] == 1.0);
 	ck_assert(r->rho[AN_ORD_INODE] == 1.0);
 	ck_assert(fabs(r->rho[AN_ORD_READDIR] + 0.8) < 1e-9);
+	teardown(&f);
+}
+END_TEST
+
+START_TEST(test_order_readers_share_a_reading)
+{
+	struct fixture f;
+	const struct an_access_row *r;
+
+	setup(&f);
+	list(f.o, f.objs, 10, 5, 0, hashed, 4);		/* find */
+	open_all(f.o, 20, by_name, 2);			/* xargs -n 2 cat: two cat processes */
+	open_all(f.o, 21, by_name + 2, 2);
+	finish(&f);
+	ck_assert_uint_eq(f.n, 1);
+	r = row_of(&f, 10, 20, 4);
+	ck_assert_uint_eq(r->nreaders, 2);
+	ck_assert_uint_eq(r->readers[1], 21);
+	ck_assert(r->rho[AN_ORD_NAME] == 1.0);
 	teardown(&f);
 }
 END_TEST
@@ -208,6 +229,7 @@ static Suite *order_suite(void)
 
 	tcase_add_test(core, test_order_own_listing);
 	tcase_add_test(core, test_order_other_process_reads_latest_listing);
+	tcase_add_test(core, test_order_readers_share_a_reading);
 	tcase_add_test(core, test_order_own_listing_first);
 	tcase_add_test(core, test_order_listed_again);
 	tcase_add_test(core, test_order_what_counts);
