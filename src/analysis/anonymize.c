@@ -19,6 +19,9 @@
  *    left out;
  *  - process names become tokens (keep_comm keeps them), command lines are
  *    dropped;
+ *  - with map_ids, every uid and gid but 0 (the requester's, owners, the
+ *    ids in POSIX ACL values) is renumbered AN_ID_BASE, AN_ID_BASE + 1, ...
+ *    in the order of first appearance, users and groups apart;
  *  - the metadata keeps only what describes the recording setup (tool,
  *    version, kernel release and machine, backing file system type and
  *    block size, the recorder's options) and gets a "transform" step with
@@ -45,8 +48,15 @@ struct arena {
 	size_t n, cap;
 };
 
+/* An id renumbering: from[i] became AN_ID_BASE + i. */
+struct idmap {
+	uint64_t *from;
+	size_t n, cap;
+};
+
 struct anon {
 	const struct an_anon_opts *o;
+	struct idmap uids, gids;
 	struct an_tokens *tok;
 	struct arena arena;
 	const char *in;
@@ -56,15 +66,8 @@ static void *arena_alloc(struct arena *a, size_t size)
 {
 	void *p;
 
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 64;
-		void **v = realloc(a->p, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		a->p = v;
-		a->cap = cap;
-	}
+	if (an_grow((void **)&a->p, &a->cap, a->n, sizeof(*a->p)))
+		return NULL;
 	p = malloc(size ? size : 1);
 	if (p)
 		a->p[a->n++] = p;
@@ -226,6 +229,8 @@ static int map_xattr_name(struct anon *an, struct fstap_bytes name, struct fstap
 	return 0;
 }
 
+static int map_acl_ids(struct anon *an, struct fstap_bytes name, struct fstap_bytes *value);
+
 /* An xattr value of attribute name (original): a token, or as it is. */
 static int map_value(struct anon *an, struct fstap_bytes name, struct fstap_bytes value,
 		     struct fstap_bytes *out)
@@ -234,8 +239,10 @@ static int map_value(struct anon *an, struct fstap_bytes name, struct fstap_byte
 	int ret;
 
 	*out = value;
-	if (!value.len || xattr_structural(name))
+	if (!value.len)
 		return 0;
+	if (xattr_structural(name))
+		return map_acl_ids(an, name, out);
 	if ((ret = an_tokens_map(an->tok, AN_DOM_VALUE, value.ptr, value.len, &tok)))
 		return tokens_failed(an, ret, "xattr values");
 	out->ptr = tok;
@@ -287,6 +294,85 @@ static bool is_xattr_op(uint16_t op)
 	return op == FSTAP_OP_SETXATTR || op == FSTAP_OP_GETXATTR || op == FSTAP_OP_REMOVEXATTR;
 }
 
+/* The new number of id (0 and the "no id" value -1 stay). */
+static int map_id(struct idmap *m, uint64_t *id)
+{
+	size_t i;
+
+	if (!*id || *id == UINT32_MAX || *id == UINT64_MAX)
+		return 0;
+	for (i = 0; i < m->n && m->from[i] != *id; i++)
+		;
+	if (i == m->n) {
+		if (an_grow((void **)&m->from, &m->cap, m->n, sizeof(*m->from)))
+			return fstap_error(-ENOMEM, "out of memory");
+		m->from[m->n++] = *id;
+	}
+	*id = AN_ID_BASE + i;
+	return 0;
+}
+
+static int map_id32(struct idmap *m, uint32_t *id)
+{
+	uint64_t v = *id;
+	int ret = map_id(m, &v);
+
+	*id = (uint32_t)v;
+	return ret;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * A POSIX ACL xattr value with its user and group ids renumbered: version
+ * 2, then entries of tag (u16), perm (u16), id (u32), little-endian; tag 2
+ * is ACL_USER, 8 ACL_GROUP. Another layout is left as it is.
+ */
+static int map_acl_ids(struct anon *an, struct fstap_bytes name, struct fstap_bytes *value)
+{
+	uint8_t *p;
+	size_t i;
+	int ret;
+
+	if (!an->o->map_ids || !(bytes_is(name, "system.posix_acl_access") ||
+				 bytes_is(name, "system.posix_acl_default")) ||
+	    value->len < 4 || (value->len - 4) % 8 || get_le32(value->ptr) != 2)
+		return 0;
+	if (!(p = arena_alloc(&an->arena, value->len)))
+		return fstap_error(-ENOMEM, "out of memory");
+	memcpy(p, value->ptr, value->len);
+	for (i = 4; i < value->len; i += 8) {
+		unsigned tag = p[i] | p[i + 1] << 8;
+		uint32_t id = get_le32(p + i + 4);
+
+		if (tag != 2 && tag != 8)
+			continue;
+		if ((ret = map_id32(tag == 2 ? &an->uids : &an->gids, &id)))
+			return ret;
+		p[i + 4] = (uint8_t)id;
+		p[i + 5] = (uint8_t)(id >> 8);
+		p[i + 6] = (uint8_t)(id >> 16);
+		p[i + 7] = (uint8_t)(id >> 24);
+	}
+	value->ptr = p;
+	return 0;
+}
+
+static int map_ids(struct anon *an, struct fstap_rec *r)
+{
+	int ret;
+
+	if (!an->o->map_ids)
+		return 0;
+	if ((ret = map_id32(&an->uids, &r->uid)) || (ret = map_id32(&an->gids, &r->gid)) ||
+	    (ret = map_id(&an->uids, &r->owner_uid)) || (ret = map_id(&an->gids, &r->owner_gid)))
+		return ret;
+	return 0;
+}
+
 /* Anonymizes *r in place (its strings then point into an's arena or tokens). */
 static int map_record(struct anon *an, struct fstap_rec *r)
 {
@@ -308,6 +394,8 @@ static int map_record(struct anon *an, struct fstap_rec *r)
 	if ((ret = map_name(an, r->newname, &r->newname)) ||
 	    (ret = map_target(an, r->target, &r->target)) ||
 	    (ret = map_entries(an, r)) || (ret = map_xattrs(an, r)))
+		return ret;
+	if ((ret = map_ids(an, r)))
 		return ret;
 	r->cmdline = (struct fstap_bytes){ 0 };
 	if (r->comm.len && !an->o->keep_comm) {
@@ -333,6 +421,7 @@ static json_t *transform_step(struct anon *an)
 	json_object_set_new(step, "key_id", json_string(id));
 	json_object_set_new(step, "keep_extensions", json_boolean(an->o->keep_extensions));
 	json_object_set_new(step, "keep_comm", json_boolean(an->o->keep_comm));
+	json_object_set_new(step, "map_ids", json_boolean(an->o->map_ids));
 	json_object_set_new(step, "keep_names", json_integer((json_int_t)an->o->nkeep_names));
 	return step;
 }
@@ -471,5 +560,7 @@ done:
 	an_tokens_free(an.tok);
 	arena_clear(&an.arena);
 	free(an.arena.p);
+	free(an.uids.from);
+	free(an.gids.from);
 	return ret;
 }

@@ -25,6 +25,7 @@
 
 /* ---- keyed tokens (anon_token.c) ---------------------------------------- */
 
+#define AN_ID_BASE 10000		/* --map-ids: the first id given */
 #define AN_KEY_MIN 16			/* bytes of key at least */
 #define AN_KEY_NEW 32			/* bytes of a key made by an_key_create */
 #define AN_TOKEN_ALPHABET_MAX 62	/* 0-9 A-Z a-z */
@@ -82,6 +83,7 @@ struct an_anon_opts {
 	const uint8_t *key;	size_t keylen;
 	bool keep_extensions;	/* keep ".ext" (up to 8 letters or digits) */
 	bool keep_comm;		/* keep process names */
+	bool map_ids;		/* uids and gids but 0 renumbered from AN_ID_BASE */
 	const char *const *keep_names;	size_t nkeep_names;	/* besides ., .., lost+found */
 	unsigned alphabet;	/* 0: 62 (tests set fewer) */
 	const char *key_file;	/* an input the output must not be */

@@ -14,7 +14,7 @@
 
 static const char anonymize_usage[] =
 	"usage: fstap anonymize --key-file=FILE [--keep-extensions] [--keep-names=LIST]\n"
-	"                       [--keep-comm] TRACE -o OUT\n"
+	"                       [--keep-comm] [--map-ids] TRACE -o OUT\n"
 	"       fstap anonymize --new-key=FILE [TRACE -o OUT]\n"
 	"\n"
 	"Write to OUT a copy of TRACE in which every file name, symlink target\n"
@@ -37,13 +37,17 @@ static const char anonymize_usage[] =
 	"      --keep-names=LIST  names kept as they are (comma-separated), besides\n"
 	"                         '.', '..' and 'lost+found'\n"
 	"      --keep-comm        keep process names (/proc/PID/comm)\n"
+	"      --map-ids          renumber every uid and gid but 0 (requesters,\n"
+	"                         owners, POSIX ACL entries) from 10000 up, in the\n"
+	"                         order they first appear\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"What OUT still reveals: the length of every name, leading dots (hidden\n"
 	"files), which names are equal, the shape of the tree, the sizes and\n"
-	"times of every operation, uids and gids, ACLs and capabilities (system.*\n"
-	"and security.capability values are kept: the kernel checks them), and\n"
-	"xattr namespaces. See docs/sharing.md.\n";
+	"times of every operation, uids and gids (unless --map-ids), ACLs and\n"
+	"capabilities (system.* and security.capability values are kept: the\n"
+	"kernel checks them), and xattr namespaces. The sort order of names is\n"
+	"not kept. See docs/sharing.md.\n";
 
 /* Appends the names of a comma list to *list: 0, or -1 for an empty name or a '/'. */
 static int add_names(char *arg, char ***list, size_t *n)
@@ -67,6 +71,7 @@ int cmd_anonymize(int argc, char **argv)
 		{ "keep-extensions", no_argument, NULL, 'e' },
 		{ "keep-names", required_argument, NULL, 'K' },
 		{ "keep-comm", no_argument, NULL, 'c' },
+		{ "map-ids", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -85,6 +90,7 @@ int cmd_anonymize(int argc, char **argv)
 		case 'n': new_key = optarg; break;
 		case 'e': o.keep_extensions = true; break;
 		case 'c': o.keep_comm = true; break;
+		case 'm': o.map_ids = true; break;
 		case 'K':
 			if (add_names(optarg, &keep, &nkeep)) {
 				cmd_usage_error("anonymize", "--keep-names wants a comma-separated "

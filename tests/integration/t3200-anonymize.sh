@@ -39,6 +39,7 @@ mv customer-acme-invoices/quarterly-report.pdf customer-acme-invoices/final-conf
 ls -l customer-acme-invoices preexisting-ledgers >/dev/null
 dd if=/dev/zero of=payroll-streaming bs=65536 count=8 status=none
 dd if=payroll-streaming of=/dev/null bs=4096 skip=3 count=5 status=none
+chown 1234:4321 payroll-streaming
 cp customer-acme-invoices/final-confidential.pdf lost+found-copy
 mkdir lost+found
 rm -f preexisting-ledgers/ledger-of-hamburg.xlsx
@@ -220,4 +221,32 @@ grep -q 'quarterly' "$T/c.jsonl" && fail "--keep-extensions kept the stem"
 grep -q '"comm":"setfattr"' "$T/c.jsonl" || fail "--keep-comm did not keep process names"
 grep -q 'zanzibar' "$T/c.jsonl" && fail "--keep-comm kept a command line"
 expect_exit 2 "$FSTAP" anonymize --key-file="$T/key" --keep-names=a/b "$T/in.trace" -o "$T/x.trace"
+
+# --map-ids: no uid or gid but 0 left as recorded (requesters, owners, the
+# ACL's entries), and the replay still matches.
+expect_exit 0 "$FSTAP" anonymize --key-file="$T/key" --map-ids "$T/in.trace" -o "$T/d.trace"
+"$FSTAP" export "$T/d.trace" >"$T/d.jsonl"
+python3 - "$T/in.jsonl" "$T/d.jsonl" <<'PY' || fail "--map-ids left an id"
+import json, struct, sys
+def ids(path):
+    u, acl = set(), []
+    for line in list(open(path))[1:]:
+        r = json.loads(line)
+        for k in ("uid", "gid", "owner_uid", "owner_gid"):
+            if k in r: u.add(r[k])
+        if r.get("name") == "system.posix_acl_access" and "value" in r:
+            v = bytes.fromhex(r["value"]["hex"])
+            acl += [struct.unpack_from("<HHI", v, i)[2] for i in range(4, len(v), 8)
+                    if struct.unpack_from("<H", v, i)[0] in (2, 8)]
+    return u, acl
+u, acl = ids(sys.argv[1])
+assert {1234, 4321} <= u and 1000 in acl, (u, acl)
+u, acl = ids(sys.argv[2])
+assert all(x == 0 or 10000 <= x < 10010 for x in u) and {1234, 4321} & u == set(), u
+assert acl and all(10000 <= x < 10010 for x in acl), acl
+PY
+replay_of "$T/d.trace" rd
+replay_sum rd >"$T/rd.sum"
+diff "$T/rin.sum" "$T/rd.sum" >"$T/replay.diff" ||
+	fail "replay with --map-ids differs: $(head -c 1500 "$T/replay.diff")"
 finish
