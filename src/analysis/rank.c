@@ -53,7 +53,8 @@ int an_ranks(const double *v, size_t n, double *rank)
 		s[i].v = v[i];
 		s[i].i = i;
 	}
-	qsort(s, n, sizeof(*s), cmp_idx_val);
+	if (n)
+		qsort(s, n, sizeof(*s), cmp_idx_val);
 	for (i = 0; i < n; i = j) {
 		double r;
 

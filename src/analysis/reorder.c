@@ -45,7 +45,8 @@ const char *const an_order_names[AN_BY_NR] = { "readdir", "name", "inode", "rand
 
 struct grp {
 	uint64_t id, file;
-	struct prun *run;
+	struct prun *run;		/* NULL once the run is closed */
+	uint64_t run_id;
 	uint64_t first_t, end_t;	/* of the thread's records */
 	int64_t delta;			/* new time - old time, once placed */
 	bool placed;
@@ -243,6 +244,8 @@ static int close_run(struct plan *p, struct prun *r)
 		if (t && t->priv == r)
 			t->priv = NULL;
 	}
+	for (k = 0; k < r->ng; k++)
+		r->g[k]->run = NULL;
 	free(r->g);
 	free(r->btw);
 	free(r->pending);
@@ -279,6 +282,7 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, size
 	g->id = ++p->next_gid;
 	g->file = file;
 	g->run = r;
+	g->run_id = r->id;
 	g->first_t = rec->start_ns;
 	g->end_t = rec->start_ns;
 	if (o) {
@@ -410,7 +414,7 @@ static int step(struct plan *p, size_t i)
 		g = h ? h->priv : NULL;
 		if (g && g->file == rec->obj) {
 			p->group[i] = g->id;
-			p->run[i] = g->run ? g->run->id : 0;
+			p->run[i] = g->run_id;
 			if (g->placed) {
 				int64_t nt = (int64_t)rec->start_ns + g->delta;
 
@@ -652,7 +656,8 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 		items[i].t = new_t[i];
 		items[i].idx = i;
 	}
-	qsort(items, nops, sizeof(*items), cmp_item);
+	if (nops)
+		qsort(items, nops, sizeof(*items), cmp_item);
 
 	j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "tool", "fstap reorder",
 		      "source", in, "by", an_order_names[by], "seed", (json_int_t)seed,

@@ -599,7 +599,8 @@ static json_t *build_json(struct rep *r, unsigned top)
 	json_object_set_new(o, "by_op", by);
 	json_object_set_new(root, "operations", o);
 
-	qsort(r->procs, r->nprocs, sizeof(*r->procs), cmp_proc);
+	if (r->nprocs)
+		qsort(r->procs, r->nprocs, sizeof(*r->procs), cmp_proc);
 	a = json_array();
 	for (i = 0; i < r->nprocs && i < top; i++) {
 		const struct proc *p = &r->procs[i];
@@ -634,7 +635,8 @@ static json_t *build_json(struct rep *r, unsigned top)
 		json_object_set_new(o, io_names[i], io_json(&r->io[i]));
 	json_object_set_new(root, "io", o);
 
-	qsort(c.rows, c.n, sizeof(*c.rows), cmp_dir_row);
+	if (c.n)
+		qsort(c.rows, c.n, sizeof(*c.rows), cmp_dir_row);
 	a = json_array();
 	for (i = 0; i < c.n && i < top; i++) {
 		if (fstap_pathmap_path(r->pm, c.rows[i].obj, path, sizeof(path)) < 0)
@@ -662,7 +664,8 @@ static json_t *build_json(struct rep *r, unsigned top)
 	json_object_set_new(root, "kernel", o);
 
 	/* access order */
-	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_order_row);
+	if (r->nrows)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_order_row);
 	for (i = 0; i < r->nrows; i++) {
 		int k;
 
