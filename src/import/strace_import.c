@@ -160,9 +160,13 @@ static int fdtab_put(struct imp *im, const struct imp_call *c, struct imp_proc *
 	struct imp_fdtab *t = p->fds;
 	int fd, ret = 0;
 
-	if (!t || --t->refs > 0)
+	if (!t)
 		return 0;
-	t->refs = 1;	/* p still points at it while it is emptied */
+	p->fds = NULL;	/* p holds no reference from here on */
+	if (--t->refs > 0)
+		return 0;
+	t->refs = 1;	/* p points at it again while it is emptied */
+	p->fds = t;
 	for (fd = 0; fd < t->n && !ret; fd++)
 		ret = imp_fd_close(im, c, p, fd);
 	free(t->v);
@@ -207,8 +211,12 @@ static struct imp_proc *proc_get(struct imp *im, uint32_t pid)
 {
 	struct imp_proc *p = proc_find(im, pid);
 
-	if (p)
+	if (p) {
+		/* a pid used again after its exit: a new process, a new table */
+		if (!p->fds && !(p->fds = fdtab_new()))
+			return NULL;
 		return p;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->fds = fdtab_new())) {
 		free(p);
