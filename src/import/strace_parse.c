@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fstap/hex.h"
 #include "import/strace_i.h"
 
 #define RESUMED_OPEN "<... "
@@ -360,17 +361,6 @@ int st_parse_line(const char *line, size_t len, struct st_line *l, const char **
 
 /* ---- arguments ----------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One escape at s[*i] (after the backslash) into *out; false if malformed. */
 static bool unescape_one(const char *s, size_t *i, size_t len, char *out)
 {
@@ -388,9 +378,9 @@ static bool unescape_one(const char *s, size_t *i, size_t len, char *out)
 	case 'a': *out = '\a'; return true;
 	case 'b': *out = '\b'; return true;
 	case 'x':
-		if (*i + 2 > len || hexval(s[*i]) < 0 || hexval(s[*i + 1]) < 0)
+		if (*i + 2 > len || fstap_hex_digit(s[*i]) < 0 || fstap_hex_digit(s[*i + 1]) < 0)
 			return false;
-		*out = (char)(hexval(s[*i]) << 4 | hexval(s[*i + 1]));
+		*out = (char)(fstap_hex_digit(s[*i]) << 4 | fstap_hex_digit(s[*i + 1]));
 		*i += 2;
 		return true;
 	default:

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "fstap/hex.h"
 #include "fstap/jsonl.h"
 #include "fstap/log.h"
 
@@ -113,17 +114,6 @@ static int get_u32(struct importer *im, const char *key, json_t *v, uint32_t *ou
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int get_bytes_val(struct importer *im, const char *key, json_t *v, struct fstap_bytes *out)
 {
 	if (json_is_string(v)) {
@@ -145,7 +135,7 @@ static int get_bytes_val(struct importer *im, const char *key, json_t *v, struct
 		if (!buf)
 			return -ENOMEM;
 		for (i = 0; i < n / 2; i++) {
-			int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+			int hi = fstap_hex_digit(s[2 * i]), lo = fstap_hex_digit(s[2 * i + 1]);
 
 			if (hi < 0 || lo < 0)
 				return fail(im, "'%s': bad hex digit", key);

@@ -6,6 +6,7 @@ libfstap_a_SOURCES = \
 	include/fstap/ops.h \
 	include/fstap/trace.h \
 	include/fstap/jsonl.h \
+	include/fstap/hex.h \
 	include/fstap/pathmap.h \
 	include/fstap/sort.h \
 	include/fstap/log.h \
