@@ -175,6 +175,13 @@ need_compare_tools() {
 # Fails (naming WHEN) if a loop device backed by a file under $T, or a mount
 # under IMG, is left, or IMG is not empty: compare_released WHEN IMG.
 compare_released() {
+	# A loop device detached while its last user still closes it is
+	# autocleared a moment later (its image shows as deleted): up to 5 s.
+	_n=0
+	while losetup -a | grep -F "$T/" >/dev/null && [ $_n -lt 50 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
 	if losetup -a | grep -F "$T/" >/dev/null; then
 		fail "$1: loop devices left: $(losetup -a | grep -F "$T/")"
 	fi
