@@ -293,17 +293,28 @@ static int read_status(uint32_t tid, uint32_t *tgid, uint32_t *ppid, char comm[1
 	return 0;
 }
 
-static atomic_ulong *pid_seen_word(struct recbuf *rb, uint32_t pid, unsigned long *bit)
+#define PID_SEEN_BITS (8 * sizeof(unsigned long))
+
+/* Marks process PID recorded; true if it was not yet (write its PROCESS record). */
+static bool pid_mark_seen(struct recbuf *rb, uint32_t pid)
 {
-	*bit = 1ul << (pid % (8 * sizeof(unsigned long)));
-	return &rb->pid_seen[pid / (8 * sizeof(unsigned long))];
+	unsigned long bit = 1ul << (pid % PID_SEEN_BITS);
+
+	return !(atomic_fetch_or(&rb->pid_seen[pid / PID_SEEN_BITS], bit) & bit);
+}
+
+/* Forgets process PID: an id used again is a new process. */
+static void pid_forget(struct recbuf *rb, uint32_t pid)
+{
+	unsigned long bit = 1ul << (pid % PID_SEEN_BITS);
+
+	atomic_fetch_and(&rb->pid_seen[pid / PID_SEEN_BITS], ~bit);
 }
 
 uint32_t recbuf_pid_of(struct recbuf *rb, uint32_t tid)
 {
 	uint32_t pid, ppid = 0;
 	char comm[16] = "";
-	unsigned long bit;
 	bool new_process;
 
 	if (tid == 0 || tid >= PID_LIMIT)
@@ -314,7 +325,7 @@ uint32_t recbuf_pid_of(struct recbuf *rb, uint32_t tid)
 	if (read_status(tid, &pid, &ppid, comm) < 0 || pid == 0 || pid >= PID_LIMIT)
 		pid = tid;	/* gone already: its own process, as far as we know */
 	atomic_store_explicit(&rb->tid2pid[tid], pid, memory_order_relaxed);
-	new_process = !(atomic_fetch_or(pid_seen_word(rb, pid, &bit), bit) & bit);
+	new_process = pid_mark_seen(rb, pid);
 	pthread_mutex_lock(&rb->lock);
 	if (rb->npidq < PIDQ_MAX) {
 		struct pidq_ent *e = &rb->pidq[rb->npidq++];
@@ -357,7 +368,6 @@ static void forget_exited(struct recbuf *rb)
 
 	while (i < rb->nknown) {
 		struct known_tid k = rb->known[i];
-		unsigned long bit;
 
 		if (syscall(SYS_tgkill, (pid_t)k.pid, (pid_t)k.tid, 0) == 0 || errno != ESRCH) {
 			i++;
@@ -365,7 +375,7 @@ static void forget_exited(struct recbuf *rb)
 		}
 		atomic_store_explicit(&rb->tid2pid[k.tid], 0, memory_order_relaxed);
 		if (kill((pid_t)k.pid, 0) < 0 && errno == ESRCH)
-			atomic_fetch_and(pid_seen_word(rb, k.pid, &bit), ~bit);
+			pid_forget(rb, k.pid);
 		rb->known[i] = rb->known[--rb->nknown];
 	}
 }
