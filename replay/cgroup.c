@@ -4,13 +4,17 @@
  * a cgroup v2 memory cgroup whose memory.max bounds the page cache the
  * replay can use, as on a loaded server). The cgroup is created at the
  * top of the cgroup v2 hierarchy, the process moves in for the run and
- * back out after it, and the cgroup is removed.
+ * back out after it, and the cgroup is removed. A replay killed in its run
+ * (SIGKILL, or the cgroup's own OOM kill) cannot remove its cgroup: the
+ * next one removes every fstap-replay-PID cgroup whose PID is gone.
  *
  * Not here: anything that measures (sched.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +128,30 @@ static bool has_word(const char *list, const char *w)
 	return false;
 }
 
+/* Removes the cgroups under MNT that replays killed in their run left behind. */
+static void cgroup_sweep(const char *mnt)
+{
+	DIR *d = opendir(mnt);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX + 64], *end;
+		long pid;
+
+		if (strncmp(e->d_name, "fstap-replay-", 13))
+			continue;
+		pid = strtol(e->d_name + 13, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", mnt, e->d_name);
+		if (rmdir(path) == 0)
+			fstap_info("removed cgroup '%s', left by a replay that was killed", path);
+	}
+	closedir(d);
+}
+
 /* Makes cg->dir, sets its limit and moves the process in; 0 or -errno (logged). */
 static int cgroup_make(struct rp_cgroup *cg, const char *limit_file)
 {
@@ -195,6 +223,7 @@ static int cgroup_v1_enter(uint64_t limit, struct rp_cgroup **out)
 		return fstap_error(-ENOTSUP, "--cache-limit: this process is in no cgroup v1 "
 				   "memory group");
 	}
+	cgroup_sweep(mnt);
 	snprintf(cg->dir, sizeof(cg->dir), "%s/fstap-replay-%ld", mnt, (long)getpid());
 	if ((ret = cgroup_make(cg, "memory.limit_in_bytes"))) {
 		free(cg);
@@ -230,6 +259,7 @@ int rp_cgroup_enter(uint64_t limit, struct rp_cgroup **out)
 		free(cg);
 		return fstap_error(-ENOTSUP, "--cache-limit: this process is in no cgroup v2 group");
 	}
+	cgroup_sweep(mnt);
 	snprintf(cg->dir, sizeof(cg->dir), "%s/fstap-replay-%ld", mnt, (long)getpid());
 	if ((ret = cgroup_make(cg, "memory.max"))) {
 		free(cg);

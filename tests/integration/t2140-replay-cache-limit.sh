@@ -5,7 +5,9 @@
 # --cache-limit=16M. During the run the cgroup exists with the limit set;
 # the replay reports the cgroup's peak memory use, at most the limit (the
 # page cache of the 48 MiB read did not exceed it) and not zero; after the
-# run the cgroup is gone and the process is back where it was.
+# run the cgroup is gone and the process is back where it was. A replay
+# killed in its run leaves its cgroup; the next replay with --cache-limit
+# removes it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -76,6 +78,22 @@ peak=$(sed -n 's/.*peak memory use \([0-9]*\) bytes.*/\1/p' "$T/err")
 [ "$(json_get "$T/r.json" 'j["runs"][0]["by_op"]["read"]["bytes"]')" = $((2 * SIZE)) ] ||
 	fail "the replay did not read the file twice"
 [ "$(json_get "$T/r.json" 'j["runs"][0]["divergences"]')" = 0 ] || fail "divergences"
+
+# killed in its run (kill -9 during the pause): its cgroup stays, and the
+# next --cache-limit replay removes it and says so
+"$FSTAP" replay --cache-limit=16M --pace=orig "$T/t.trace" "$T/d" >/dev/null 2>&1 &
+pid=$!
+killed_cg="$CG/fstap-replay-$pid"
+test_cleanup() { kill -9 $pid 2>/dev/null; rmdir "$killed_cg" 2>/dev/null || :; }
+while kill -0 $pid 2>/dev/null && [ ! -f "$CG/fstap-replay-$pid/cgroup.procs" ]; do
+	sleep 0.05
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null || :
+[ -d "$CG/fstap-replay-$pid" ] || fail "the killed replay's cgroup is not there to remove"
+expect_exit 0 "$FSTAP" replay --cache-limit=16M "$T/t.trace" "$T/d"
+expect_grep "$T/err" "removed cgroup '$CG/fstap-replay-$pid', left by a replay that was killed"
+[ ! -e "$CG/fstap-replay-$pid" ] || fail "the killed replay's cgroup '$CG/fstap-replay-$pid' is left behind"
 
 # A limit too small to be a size is a usage error; without root's cgroup
 # rights or a controller the message is clear (not checked here).
