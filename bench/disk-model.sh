@@ -1,7 +1,9 @@
 #!/bin/sh
 # disk-model.sh: fio on a loop device (direct I/O) over `fstap disk`, against
 # what the model itself predicts (bench/disk-expect) and, for --model=none,
-# against the plain loop device on the same image: 4 KiB random reads at
+# against plain loop devices on the same image (with direct I/O, and
+# buffered: through the image's page cache, as the daemon reads it): 4 KiB
+# random reads at
 # queue depth 1 (IOPS) and 1 MiB sequential reads (MB/s). As root, from the
 # build directory: sh ../bench/disk-model.sh [MODEL [SECONDS]]. Figures in
 # docs/PERFORMANCE.md ("fstap disk"). Undoes every mount, loop device and
@@ -56,7 +58,7 @@ unserve() {
 	kill -TERM "$DPID"; wait "$DPID" || true; DPID=
 }
 
-echo "# device randread_4k_iops seqread_1M_MBps   ($SECS s per job, 256 MiB image)"
+echo "# device randread_4k_iops seqread_1M_MBps   ($SECS s per job, 256 MiB image, load $(cut -d' ' -f1-3 /proc/loadavg))"
 if [ "$MODEL" != none ]; then
 	set -- $("$EXPECT" "$MODEL" $SIZE)
 	echo "model-$MODEL-expected $2 $4"
@@ -69,4 +71,8 @@ on_device fstap-disk-none "$LOOP"
 unserve
 LOOP=$(losetup --direct-io=on -f --show "$W/disk.img")
 on_device plain-loop "$LOOP"
+losetup -d "$LOOP"; LOOP=
+# the daemon reads the image through its page cache: so does this one
+LOOP=$(losetup -f --show "$W/disk.img")
+on_device plain-loop-buffered "$LOOP"
 losetup -d "$LOOP"; LOOP=
