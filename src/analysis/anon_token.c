@@ -39,7 +39,7 @@
 #define COUNTED_LEN 16		/* lengths whose token space may fill up */
 #define KEY_FILE_MAX 4096
 
-static const char symbols[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const char an_symbols[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 struct entry {
 	uint8_t dom;
@@ -252,7 +252,7 @@ static int candidate(struct an_tokens *t, enum an_domain dom, uint32_t c, const 
 			used = 0;
 		}
 		if (block[used] < limit)
-			tok[k++] = (uint8_t)symbols[block[used] % t->alphabet];
+			tok[k++] = (uint8_t)an_symbols[block[used] % t->alphabet];
 		used++;
 	}
 	return 0;

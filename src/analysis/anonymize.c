@@ -3,7 +3,9 @@
  * say whose it was, with the workload kept.
  *
  * One pass, record by record, in file order (every record, watermarks
- * included, so a torn input's output is cut the same way when read):
+ * included, so a torn input's output is cut the same way when read); with
+ * keep_order a first pass gathers every name, whose tokens then keep their
+ * sort order (anon_sorted.c) instead of being keyed:
  *  - entry names (lookup, create, mkdir, mknod, symlink, unlink, rmdir,
  *    rename, link, state_dentry, readdir entries) become tokens of the same
  *    length (anon_token.c); leading dots stay, and with keep_extensions a
@@ -58,6 +60,8 @@ struct anon {
 	const struct an_anon_opts *o;
 	struct idmap uids, gids;
 	struct an_tokens *tok;
+	struct an_sorted *order;		/* with keep_order */
+	bool collecting;		/* the first pass of keep_order: names only */
 	struct arena arena;
 	const char *in;
 };
@@ -130,6 +134,30 @@ static int tokens_failed(struct anon *an, int ret, const char *what)
 	return fstap_error(ret, "cannot anonymize '%s': %s", an->in, strerror(-ret));
 }
 
+/*
+ * With keep_order: the first pass adds the name to the order's names (kept
+ * parts [0, s) and [e, len)), the second takes its token.
+ */
+static int order_name(struct anon *an, struct fstap_bytes name, size_t s, size_t e,
+		      struct fstap_bytes *out)
+{
+	const uint8_t *tok;
+	int ret;
+
+	if (an->collecting) {
+		if ((ret = an_sorted_add(an->order, name.ptr, name.len, s, e)))
+			return fstap_error(ret, "cannot anonymize '%s': %s", an->in, strerror(-ret));
+		return 0;
+	}
+	if (s == e)
+		return 0;
+	if (an_sorted_lookup(an->order, name.ptr, name.len, &tok))
+		return fstap_error(-EPROTO, "cannot anonymize '%s': a name the first reading did "
+				   "not hold (did the trace change?)", an->in);
+	out->ptr = tok;
+	return 0;
+}
+
 /* A name component's token, into *out (the arena's, or the name itself). */
 static int map_name(struct anon *an, struct fstap_bytes name, struct fstap_bytes *out)
 {
@@ -139,9 +167,14 @@ static int map_name(struct anon *an, struct fstap_bytes name, struct fstap_bytes
 	int ret;
 
 	*out = name;
-	if (!name.len || kept_name(an, name))
+	if (!name.len || bytes_is(name, ".") || bytes_is(name, ".."))
 		return 0;
-	name_parts(an, name, &s, &e);
+	if (kept_name(an, name))
+		s = e = name.len;
+	else
+		name_parts(an, name, &s, &e);
+	if (an->order)
+		return order_name(an, name, s, e, out);
 	if (s == e)
 		return 0;
 	if ((ret = an_tokens_map(an->tok, AN_DOM_NAME, name.ptr + s, e - s, &tok)))
@@ -381,21 +414,22 @@ static int map_record(struct anon *an, struct fstap_rec *r)
 	int ret;
 
 	if (is_xattr_op(r->op)) {
-		if ((ret = map_xattr_name(an, xname, &r->name)) ||
-		    (ret = map_value(an, xname, r->value, &r->value)))
+		if (!an->collecting && ((ret = map_xattr_name(an, xname, &r->name)) ||
+		    (ret = map_value(an, xname, r->value, &r->value))))
 			return ret;
 	} else {
 		if ((ret = map_name(an, r->name, &r->name)))
 			return ret;
-		if (r->value.len)	/* a value of no xattr op: nothing known to keep */
+		if (r->value.len && !an->collecting)	/* a value of no xattr op */
 			if ((ret = map_value(an, (struct fstap_bytes){ 0 }, r->value, &r->value)))
 				return ret;
 	}
 	if ((ret = map_name(an, r->newname, &r->newname)) ||
-	    (ret = map_target(an, r->target, &r->target)) ||
-	    (ret = map_entries(an, r)) || (ret = map_xattrs(an, r)))
+	    (ret = map_target(an, r->target, &r->target)) || (ret = map_entries(an, r)))
 		return ret;
-	if ((ret = map_ids(an, r)))
+	if (an->collecting)
+		return 0;
+	if ((ret = map_xattrs(an, r)) || (ret = map_ids(an, r)))
 		return ret;
 	r->cmdline = (struct fstap_bytes){ 0 };
 	if (r->comm.len && !an->o->keep_comm) {
@@ -422,6 +456,7 @@ static json_t *transform_step(struct anon *an)
 	json_object_set_new(step, "keep_extensions", json_boolean(an->o->keep_extensions));
 	json_object_set_new(step, "keep_comm", json_boolean(an->o->keep_comm));
 	json_object_set_new(step, "map_ids", json_boolean(an->o->map_ids));
+	json_object_set_new(step, "keep_order", json_boolean(an->o->keep_order));
 	json_object_set_new(step, "keep_names", json_integer((json_int_t)an->o->nkeep_names));
 	return step;
 }
@@ -477,6 +512,49 @@ static int reserve_kept(struct anon *an)
 	return 0;
 }
 
+/* The first pass of keep_order: every name of the trace, then their tokens. */
+static int collect_names(struct anon *an)
+{
+	struct fstap_reader *r = NULL;
+	struct fstap_rec rec;
+	char *msg = NULL;
+	int ret;
+
+	if (!strcmp(an->in, "-"))
+		return fstap_error(-EINVAL, "--keep-order reads the trace twice: give a file, "
+				   "not standard input");
+	if ((ret = an_sorted_new(&an->order)))
+		return fstap_error(ret, "out of memory");
+	if ((ret = fstap_reader_open(&r, an->in, &msg))) {
+		fstap_error(ret, "%s", msg ? msg : strerror(-ret));
+		free(msg);
+		return ret;
+	}
+	fstap_reader_keep_torn(r);
+	an->collecting = true;
+	while ((ret = fstap_reader_next(r, &rec)) == 1) {
+		int err = rec.op == FSTAP_OP_FOOTER ? 0 : map_record(an, &rec);
+
+		arena_clear(&an->arena);
+		if (err) {
+			ret = err;	/* printed */
+			goto out;
+		}
+	}
+	if (ret < 0)
+		fstap_error(ret, "%s", fstap_reader_errmsg(r));
+out:
+	an->collecting = false;
+	fstap_reader_close(r);
+	if (ret)
+		return ret;
+	ret = an_sorted_assign(an->order, an->o->alphabet);
+	if (ret == -ENOSPC)
+		return fstap_error(ret, "cannot anonymize '%s' with --keep-order: %s", an->in,
+				   an_sorted_errmsg(an->order));
+	return ret ? fstap_error(ret, "out of memory") : 0;
+}
+
 static int copy_records(struct anon *an, struct fstap_reader *r, struct fstap_writer *w,
 			const char *out, struct an_anon_stats *st)
 {
@@ -525,7 +603,7 @@ int an_anonymize(const char *in, const char *out, const struct an_anon_opts *o,
 	if (ret)
 		return fstap_error(ret, ret == -EINVAL ? "the key has fewer than %d bytes"
 				   : "out of memory", AN_KEY_MIN);
-	if ((ret = reserve_kept(&an)))
+	if ((ret = o->keep_order ? collect_names(&an) : reserve_kept(&an)))
 		goto done;
 	if ((ret = fstap_reader_open(&r, in, &msg))) {
 		fstap_error(ret, "%s", msg ? msg : strerror(-ret));
@@ -545,7 +623,7 @@ int an_anonymize(const char *in, const char *out, const struct an_anon_opts *o,
 		fstap_warn("%s; the output has no footer either", line);
 	ret = fstap_output_commit(dst);
 	dst = NULL;
-	st.names = an_tokens_count(an.tok, AN_DOM_NAME);
+	st.names = an.order ? an_sorted_count(an.order) : an_tokens_count(an.tok, AN_DOM_NAME);
 	st.xattr_names = an_tokens_count(an.tok, AN_DOM_XATTR);
 	st.values = an_tokens_count(an.tok, AN_DOM_VALUE);
 	st.comms = an_tokens_count(an.tok, AN_DOM_COMM);
@@ -558,6 +636,7 @@ done:
 	free(msg);
 	fstap_reader_close(r);
 	an_tokens_free(an.tok);
+	an_sorted_free(an.order);
 	arena_clear(&an.arena);
 	free(an.arena.p);
 	free(an.uids.from);

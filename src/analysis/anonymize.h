@@ -30,6 +30,9 @@
 #define AN_KEY_NEW 32			/* bytes of a key made by an_key_create */
 #define AN_TOKEN_ALPHABET_MAX 62	/* 0-9 A-Z a-z */
 
+/* The token symbols, 0-9 A-Z a-z: AN_TOKEN_ALPHABET_MAX bytes, ascending. */
+extern const char an_symbols[];
+
 /* The kinds of strings, each its own token space (domain of the HMAC). */
 enum an_domain {
 	AN_DOM_NAME,		/* file name stems, symlink target components */
@@ -77,6 +80,30 @@ int an_key_read(const char *path, uint8_t **key, size_t *len);
  */
 int an_key_create(const char *path);
 
+/* ---- order-keeping name tokens, --keep-order (anon_sorted.c) ------------- */
+
+struct an_sorted;
+
+int an_sorted_new(struct an_sorted **out);
+void an_sorted_free(struct an_sorted *o);
+/*
+ * Adds name[0..len) (once, however often it is added); its token will keep
+ * name[0..s) and name[e..len) and replace the rest; s == e: the name is its
+ * own token. 0, -E2BIG, -ENOMEM.
+ */
+int an_sorted_add(struct an_sorted *o, const uint8_t *name, size_t len, size_t s, size_t e);
+/*
+ * Gives every name added a token, in the names' order, of the first
+ * `alphabet` symbols (0: all 62): 0, -ENOMEM, or -ENOSPC when the order
+ * cannot be kept (why in an_sorted_errmsg).
+ */
+int an_sorted_assign(struct an_sorted *o, unsigned alphabet);
+/* The token of a name added before an_sorted_assign: 0 and *tok, or -ENOENT. */
+int an_sorted_lookup(const struct an_sorted *o, const uint8_t *name, size_t len,
+		    const uint8_t **tok);
+uint64_t an_sorted_count(const struct an_sorted *o);
+const char *an_sorted_errmsg(const struct an_sorted *o);
+
 /* ---- the trace (anonymize.c) -------------------------------------------- */
 
 struct an_anon_opts {
@@ -84,6 +111,7 @@ struct an_anon_opts {
 	bool keep_extensions;	/* keep ".ext" (up to 8 letters or digits) */
 	bool keep_comm;		/* keep process names */
 	bool map_ids;		/* uids and gids but 0 renumbered from AN_ID_BASE */
+	bool keep_order;	/* name tokens in the names' order (anon_sorted.c) */
 	const char *const *keep_names;	size_t nkeep_names;	/* besides ., .., lost+found */
 	unsigned alphabet;	/* 0: 62 (tests set fewer) */
 	const char *key_file;	/* an input the output must not be */

@@ -13,6 +13,7 @@ libanalysis_a_SOURCES = \
 	src/analysis/reorder.c \
 	src/analysis/anonymize.h \
 	src/analysis/anon_token.c \
+	src/analysis/anon_sorted.c \
 	src/analysis/anonymize.c
 libanalysis_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CRYPTO_CFLAGS)
 
@@ -53,6 +54,7 @@ ANALYSIS_TESTS = \
 	tests/integration/t3020-reorder.sh \
 	tests/integration/t3030-report-order-recorded.sh \
 	tests/integration/t3040-report-order-xproc.sh \
-	tests/integration/t3200-anonymize.sh
+	tests/integration/t3200-anonymize.sh \
+	tests/integration/t3210-anonymize-order.sh
 TESTS += $(ANALYSIS_TESTS)
 EXTRA_DIST += $(ANALYSIS_TESTS) docs/analysis.md

@@ -14,7 +14,7 @@
 
 static const char anonymize_usage[] =
 	"usage: fstap anonymize --key-file=FILE [--keep-extensions] [--keep-names=LIST]\n"
-	"                       [--keep-comm] [--map-ids] TRACE -o OUT\n"
+	"                       [--keep-order] [--keep-comm] [--map-ids] TRACE -o OUT\n"
 	"       fstap anonymize --new-key=FILE [TRACE -o OUT]\n"
 	"\n"
 	"Write to OUT a copy of TRACE in which every file name, symlink target\n"
@@ -36,6 +36,15 @@ static const char anonymize_usage[] =
 	"      --keep-extensions  keep a last '.ext' of up to 8 letters or digits\n"
 	"      --keep-names=LIST  names kept as they are (comma-separated), besides\n"
 	"                         '.', '..' and 'lost+found'\n"
+	"      --keep-order       give the names tokens in their sort order (bytes), so\n"
+	"                         that name order in report and reorder --by=name\n"
+	"                         mean the same on OUT; the cost: OUT reveals which of\n"
+	"                         any two names of the trace sorts first (siblings or\n"
+	"                         not), name tokens do not depend on the key (two\n"
+	"                         traces' tokens cannot be matched), and a name\n"
+	"                         beginning with a byte below '.' gets one of '%+,-'\n"
+	"                         there;\n"
+	"                         reads TRACE twice (a file, not '-')\n"
 	"      --keep-comm        keep process names (/proc/PID/comm)\n"
 	"      --map-ids          renumber every uid and gid but 0 (requesters,\n"
 	"                         owners, POSIX ACL entries) from 10000 up, in the\n"
@@ -47,7 +56,7 @@ static const char anonymize_usage[] =
 	"times of every operation, uids and gids (unless --map-ids), ACLs and\n"
 	"capabilities (system.* and security.capability values are kept: the\n"
 	"kernel checks them), and xattr namespaces. The sort order of names is\n"
-	"not kept. See docs/sharing.md.\n";
+	"kept only with --keep-order. See docs/sharing.md.\n";
 
 /* Appends the names of a comma list to *list: 0, or -1 for an empty name or a '/'. */
 static int add_names(char *arg, char ***list, size_t *n)
@@ -71,6 +80,7 @@ int cmd_anonymize(int argc, char **argv)
 		{ "keep-extensions", no_argument, NULL, 'e' },
 		{ "keep-names", required_argument, NULL, 'K' },
 		{ "keep-comm", no_argument, NULL, 'c' },
+		{ "keep-order", no_argument, NULL, 'O' },
 		{ "map-ids", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -90,6 +100,7 @@ int cmd_anonymize(int argc, char **argv)
 		case 'n': new_key = optarg; break;
 		case 'e': o.keep_extensions = true; break;
 		case 'c': o.keep_comm = true; break;
+		case 'O': o.keep_order = true; break;
 		case 'm': o.map_ids = true; break;
 		case 'K':
 			if (add_names(optarg, &keep, &nkeep)) {

@@ -27,7 +27,7 @@ static const struct command commands[] = {
 	{ "disk", cmd_disk, "serve an image file with the timing of a modeled disk" },
 	{ "export", cmd_export, "write a trace as JSON Lines, paths resolved" },
 	{ "filter", cmd_filter, "keep the operations of some processes, paths, types or times" },
-	{ "import", cmd_import, "write a trace from JSON Lines" },
+	{ "import", cmd_import, "write a trace from JSON Lines or an strace log" },
 	{ "info", cmd_info, "show a trace's header, metadata and totals; verify it" },
 	{ "prepare", cmd_prepare, "recreate a trace's initial tree in an empty directory" },
 	{ "record", cmd_record, "mount a recording passthrough of a directory" },

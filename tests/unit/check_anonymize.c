@@ -217,6 +217,133 @@ START_TEST(test_key_files)
 }
 END_TEST
 
+/* A pseudo-random name of 1..12 bytes from a set with dots, low bytes, high bytes. */
+static size_t random_name(uint64_t *r, uint8_t *out)
+{
+	static const char set[] = "..-#~ _aAzZ09.\xc3\xa9";
+	size_t len, i;
+
+	*r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
+	len = 1 + (*r >> 33) % 12;
+	for (i = 0; i < len; i++) {
+		*r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
+		out[i] = (uint8_t)set[(*r >> 33) % (sizeof(set) - 1)];
+	}
+	return len;
+}
+
+static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+struct sname {
+	uint8_t b[16];
+	size_t len, s, e;
+};
+
+static int cmp_sname(const void *a, const void *b)
+{
+	const struct sname *x = a, *y = b;
+
+	return cmp_bytes(x->b, x->len, y->b, y->len);
+}
+
+/*
+ * --keep-order's tokens: 20000 names of every shape, each with a kept
+ * leading part (dots) and some with a kept extension: the tokens sort as the names do
+ * (so they are distinct), keep the kept parts and their lengths, and are
+ * of symbols elsewhere (one of "%+,-" for a first byte below '.').
+ */
+START_TEST(test_sorted_tokens_keep_order)
+{
+	enum { N = 20000 };
+	static const char *const kept[] = { "lost+found", "Makefile", "README" };
+	struct sname *v = calloc(N, sizeof(*v));
+	struct an_sorted *o;
+	uint64_t r = 42;
+	size_t i, j;
+
+	ck_assert_int_eq(an_sorted_new(&o), 0);
+	for (i = 0; i < N; i++) {
+		struct sname *x = &v[i];
+
+		x->len = random_name(&r, x->b);
+		for (x->s = 0; x->s < x->len && x->b[x->s] == '.'; x->s++)
+			;
+		/* the parts follow from the bytes: a name added twice has one shape */
+		for (x->e = x->len; x->e > x->s + 1 && x->b[x->e - 1] != '.'; x->e--)
+			;
+		if (x->e <= x->s + 2 || x->len - x->e > 3 || x->e == x->len)
+			x->e = x->len;			/* no extension kept */
+		else
+			x->e--;				/* ".ext" kept */
+		if (i < 3) {			/* kept as they are */
+			x->len = strlen(kept[i]);
+			memcpy(x->b, kept[i], x->len);
+			x->s = x->e = x->len;
+		}
+		ck_assert_int_eq(an_sorted_add(o, x->b, x->len, x->s, x->e), 0);
+	}
+	ck_assert_msg(an_sorted_assign(o, 0) == 0, "%s", an_sorted_errmsg(o));
+	qsort(v, N, sizeof(*v), cmp_sname);
+	for (i = 0; i < N; i++) {
+		const uint8_t *t, *pt;
+		struct sname *x = &v[i];
+
+		ck_assert_int_eq(an_sorted_lookup(o, x->b, x->len, &t), 0);
+		if (i && cmp_bytes(v[i - 1].b, v[i - 1].len, x->b, x->len)) {
+			ck_assert_int_eq(an_sorted_lookup(o, v[i - 1].b, v[i - 1].len, &pt), 0);
+			ck_assert_msg(cmp_bytes(pt, v[i - 1].len, t, x->len) < 0,
+				      "name %zu: tokens out of order", i);
+		}
+		ck_assert_mem_eq(t, x->b, x->s);
+		ck_assert_mem_eq(t + x->e, x->b + x->e, x->len - x->e);
+		for (j = x->s; j < x->e; j++) {
+			uint8_t c = t[j];
+
+			if (j == x->s && x->b[j] < '.')
+				ck_assert_ptr_nonnull(memchr("%+,-", c, 4));
+			else
+				ck_assert_msg((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+					      (c >= 'a' && c <= 'z'), "token byte %02x", c);
+		}
+	}
+	ck_assert_ptr_nonnull(an_sorted_errmsg(o));
+	an_sorted_free(o);
+	free(v);
+}
+END_TEST
+
+/* Order that no tokens can keep: three names of one byte in two symbols. */
+START_TEST(test_sorted_tokens_full)
+{
+	struct an_sorted *o;
+	const uint8_t *t;
+
+	ck_assert_int_eq(an_sorted_new(&o), 0);
+	ck_assert_int_eq(an_sorted_add(o, (const uint8_t *)"q", 1, 0, 1), 0);
+	ck_assert_int_eq(an_sorted_add(o, (const uint8_t *)"b", 1, 0, 1), 0);
+	ck_assert_int_eq(an_sorted_assign(o, 2), 0);
+	ck_assert_int_eq(an_sorted_lookup(o, (const uint8_t *)"b", 1, &t), 0);
+	ck_assert_int_eq(t[0], '0');
+	ck_assert_int_eq(an_sorted_lookup(o, (const uint8_t *)"q", 1, &t), 0);
+	ck_assert_int_eq(t[0], '1');
+	ck_assert_int_eq(an_sorted_lookup(o, (const uint8_t *)"z", 1, &t), -ENOENT);
+	an_sorted_free(o);
+	ck_assert_int_eq(an_sorted_new(&o), 0);
+	ck_assert_int_eq(an_sorted_add(o, (const uint8_t *)"q", 1, 0, 1), 0);
+	ck_assert_int_eq(an_sorted_add(o, (const uint8_t *)"b", 1, 0, 1), 0);
+	ck_assert_int_eq(an_sorted_add(o, (const uint8_t *)"x", 1, 0, 1), 0);
+	ck_assert_int_eq(an_sorted_assign(o, 2), -ENOSPC);
+	ck_assert_str_eq(an_sorted_errmsg(o), "no token of 1 byte for 'x' sorts after the token "
+			 "of 'q': the order of the names cannot be kept");
+	an_sorted_free(o);
+}
+END_TEST
+
 static Suite *anonymize_suite(void)
 {
 	Suite *s = suite_create("anonymize");
@@ -227,6 +354,8 @@ static Suite *anonymize_suite(void)
 	tcase_add_test(core, test_key_id);
 	tcase_add_test(core, test_reserved_names);
 	tcase_add_test(core, test_key_files);
+	tcase_add_test(limits, test_sorted_tokens_keep_order);
+	tcase_add_test(core, test_sorted_tokens_full);
 	tcase_add_test(limits, test_collision_tiny_space);
 	tcase_add_test(limits, test_fill_space_distinct);
 	tcase_add_test(limits, test_many_names_no_collision);
