@@ -29,8 +29,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 
 #include "analysis/anonymize.h"
 #include "fstap/log.h"
@@ -59,6 +61,9 @@ struct an_tokens {
 	uint64_t count[AN_DOM_NR][COUNTED_LEN + 1];
 	uint64_t total[AN_DOM_NR];
 	uint8_t *scratch;		/* the HMAC input */
+	EVP_MAC *hmac;
+	EVP_MAC_CTX *keyed;		/* HMAC-SHA256 under key, set up once */
+	EVP_MAC_CTX *expand;		/* HMAC-SHA256 under a name's seed */
 	size_t scratch_cap;
 	char errmsg[256];
 };
@@ -163,6 +168,29 @@ static int insert(struct an_tokens *t, enum an_domain dom, const uint8_t *in, si
 	return 0;
 }
 
+/* Keys ctx as HMAC-SHA256 under key[0..len): 0 or -EIO. */
+static int mac_init(EVP_MAC_CTX *ctx, const uint8_t *key, size_t len)
+{
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+		OSSL_PARAM_construct_end()
+	};
+
+	return EVP_MAC_init(ctx, key, len, params) ? 0 : -EIO;
+}
+
+/* HMAC of in[0..len) under ctx's key (set up again, not derived again): 0 or -EIO. */
+static int mac(EVP_MAC_CTX *ctx, const uint8_t *in, size_t len, uint8_t *out, unsigned *outlen)
+{
+	size_t n = 0;
+
+	if (!EVP_MAC_init(ctx, NULL, 0, NULL) || !EVP_MAC_update(ctx, in, len) ||
+	    !EVP_MAC_final(ctx, out, &n, EVP_MAX_MD_SIZE))
+		return -EIO;
+	*outlen = (unsigned)n;
+	return 0;
+}
+
 int an_tokens_new(struct an_tokens **out, const uint8_t *key, size_t keylen, unsigned alphabet)
 {
 	struct an_tokens *t;
@@ -179,6 +207,12 @@ int an_tokens_new(struct an_tokens **out, const uint8_t *key, size_t keylen, uns
 	memcpy(t->key, key, keylen);
 	t->keylen = keylen;
 	t->alphabet = alphabet;
+	if (!(t->hmac = EVP_MAC_fetch(NULL, "HMAC", NULL)) ||
+	    !(t->keyed = EVP_MAC_CTX_new(t->hmac)) || !(t->expand = EVP_MAC_CTX_new(t->hmac)) ||
+	    mac_init(t->keyed, t->key, keylen)) {
+		an_tokens_free(t);
+		return -ENOMEM;
+	}
 	*out = t;
 	return 0;
 }
@@ -195,6 +229,9 @@ void an_tokens_free(struct an_tokens *t)
 	free(t->by_in);
 	free(t->by_tok);
 	free(t->scratch);
+	EVP_MAC_CTX_free(t->keyed);
+	EVP_MAC_CTX_free(t->expand);
+	EVP_MAC_free(t->hmac);
 	if (t->key)
 		memset(t->key, 0, t->keylen);
 	free(t->key);
@@ -239,14 +276,15 @@ static int candidate(struct an_tokens *t, enum an_domain dom, uint32_t c, const 
 	t->scratch[3] = (uint8_t)(c >> 16);
 	t->scratch[4] = (uint8_t)(c >> 24);
 	memcpy(t->scratch + 5, in, len);
-	if (!HMAC(EVP_sha256(), t->key, (int)t->keylen, t->scratch, len + 5, seed, &seedlen))
+	if (mac(t->keyed, t->scratch, len + 5, seed, &seedlen) ||
+	    mac_init(t->expand, seed, seedlen))
 		return -EIO;
 	while (k < len) {
 		if (used == blocklen) {
 			uint8_t ib[4] = { (uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16),
 					  (uint8_t)(i >> 24) };
 
-			if (!HMAC(EVP_sha256(), seed, (int)seedlen, ib, sizeof(ib), block, &blocklen))
+			if (mac(t->expand, ib, sizeof(ib), block, &blocklen))
 				return -EIO;
 			i++;
 			used = 0;

@@ -8,7 +8,9 @@
 # mix, sizes, sequential/random counts, the order verdict and every rho),
 # and a name-sorted listing of every directory prepared from OUT is the
 # original's name-sorted listing, name for name. Too many one-byte names
-# after a kept name for their order is an error; TRACE from standard input is refused.
+# after a kept name for their order is an error; 63 one-byte names (62
+# tokens) collide, an error with and without --keep-order, never a merge;
+# TRACE from standard input is refused.
 . "$(dirname "$0")/lib-record.sh"
 need_fuse
 SPOOL="$FSTAP_BUILDDIR/examples/news-spool"
@@ -123,6 +125,17 @@ expect_exit 0 "$FSTAP" anonymize --key-file="$T/key" "$T/many.trace" -o "$T/many
 expect_exit 1 "$FSTAP" anonymize --key-file="$T/key" --keep-order "$T/many.trace" -o "$T/x.trace" &&
 	expect_grep "$T/err" "with --keep-order: no token of 1 byte for '~' sorts after the token of 'z': the order of the names cannot be kept"
 [ ! -e "$T/x.trace" ] || fail "a failed --keep-order left its output"
+# One more name of one byte: 63 names for the 62 one-byte tokens collide,
+# with or without --keep-order: an error, and no output.
+sed '$d' "$T/many.jsonl" >"$T/many63.jsonl"
+printf '{"op":"lookup","t":99,"dur":1,"tid":1,"pid":1,"res":-2,"obj":1,"name":"Q"}\n' >>"$T/many63.jsonl"
+expect_exit 0 "$FSTAP" import "$T/many63.jsonl" -o "$T/many63.trace" || finish
+expect_exit 1 "$FSTAP" anonymize --key-file="$T/key" "$T/many63.trace" -o "$T/x.trace" &&
+	expect_grep "$T/err" "cannot anonymize '$T/many63.trace': file names: 63 different strings of 1 byte would need more than the 62 tokens of that length: two would collide"
+[ ! -e "$T/x.trace" ] || fail "a collision left an output"
+expect_exit 1 "$FSTAP" anonymize --key-file="$T/key" --keep-order "$T/many63.trace" -o "$T/x.trace" &&
+	expect_grep "$T/err" "no token of 1 byte for '~' sorts after the token of 'z'"
+[ ! -e "$T/x.trace" ] || fail "a collision with --keep-order left an output"
 expect_exit 1 "$FSTAP" anonymize --key-file="$T/key" --keep-order - -o "$T/x.trace" <"$T/in.trace" &&
 	expect_grep "$T/err" "reads the trace twice"
 finish
