@@ -2,7 +2,7 @@
  * imp_i.h: the state of an strace import, shared by its driver
  * (strace_import.c: lines, processes, descriptors, summary), its namespace
  * (strace_ns.c: objects, names, the initial state) and its calls
- * (strace_calls.c: one function per system call).
+ * (strace_calls*.c: one function per system call).
  */
 #ifndef FSTAP_IMP_I_H
 #define FSTAP_IMP_I_H

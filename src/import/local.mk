@@ -8,7 +8,11 @@ libimport_a_SOURCES = \
 	src/import/imp_i.h \
 	src/import/strace_parse.c \
 	src/import/strace_ns.c \
+	src/import/strace_calls_i.h \
 	src/import/strace_calls.c \
+	src/import/strace_calls_io.c \
+	src/import/strace_calls_dir.c \
+	src/import/strace_calls_attr.c \
 	src/import/strace_import.c
 libimport_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
 IMPORT_LIBS = libimport.a librecord.a $(FSTAP_LIBS) $(FUSE_LIBS)

@@ -76,6 +76,8 @@ int st_arg_int(struct st_span a, int64_t *v);
  * value. 0 or -EINVAL naming nothing it knows.
  */
 int st_arg_flags(struct st_span a, uint64_t *v);
+/* The value of field key of a structure "{key=value, ...}", or an empty span. */
+struct st_span st_field(struct st_span obj, const char *key);
 /* The errno number of a name such as "ENOENT", 0 if unknown. */
 int st_errno_by_name(const char *name, size_t len);
 /*

@@ -600,3 +600,18 @@ int st_errno_by_name(const char *name, size_t len)
 		return EINTR;
 	return 0;
 }
+
+struct st_span st_field(struct st_span obj, const char *key)
+{
+	struct st_span f[ST_ARGS_MAX];
+	size_t kl = strlen(key);
+	int n, i;
+
+	if (obj.len < 2 || obj.p[0] != '{')
+		return (struct st_span){ NULL, 0 };
+	n = st_split_args((struct st_span){ obj.p + 1, obj.len - 2 }, f, ST_ARGS_MAX);
+	for (i = 0; i < n; i++)
+		if (f[i].len > kl && !memcmp(f[i].p, key, kl) && f[i].p[kl] == '=')
+			return (struct st_span){ f[i].p + kl + 1, f[i].len - kl - 1 };
+	return (struct st_span){ NULL, 0 };
+}

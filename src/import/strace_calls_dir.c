@@ -1,0 +1,358 @@
+/*
+ * strace_calls_dir.c: the calls on names of an strace import: getdents64
+ * (readdir with its entries), mkdir, unlink, rmdir, rename (with flags),
+ * link, symlink and readlink, in all their forms.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "import/strace_calls_i.h"
+
+/* ---- directories --------------------------------------------------------- */
+
+static uint32_t dtype_of(struct st_span v)
+{
+	static const struct { const char *n; uint32_t t; } names[] = {
+		{ "DT_UNKNOWN", 0 }, { "DT_FIFO", 1 }, { "DT_CHR", 2 }, { "DT_DIR", 4 },
+		{ "DT_BLK", 6 }, { "DT_REG", 8 }, { "DT_LNK", 10 }, { "DT_SOCK", 12 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].n) == v.len && !memcmp(names[i].n, v.p, v.len))
+			return names[i].t;
+	return 0;
+}
+
+/* The names of a getdents64 result, as entries; *names holds their bytes. */
+static int parse_dirents(struct imp *im, struct imp_ofd *o, struct st_span list,
+			 struct fstap_dirent **out, uint32_t *n, char **names)
+{
+	struct st_span items[1];
+	size_t cap = 0, used = 0, i = 1, start;
+	struct fstap_dirent *v = NULL;
+	char *buf;
+	uint32_t cnt = 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	*names = NULL;
+	if (list.len < 2 || list.p[0] != '[' || list.p[list.len - 1] != ']')
+		return -EINVAL;
+	buf = malloc(list.len + 1);
+	if (!buf)
+		return -ENOMEM;
+	/* the items are "{...}" at depth 1 */
+	while (i < list.len - 1) {
+		struct st_span e;
+		int depth = 0;
+		bool q = false;
+
+		while (i < list.len - 1 && list.p[i] != '{')
+			i++;
+		if (i >= list.len - 1)
+			break;
+		start = i;
+		for (; i < list.len - 1; i++) {
+			char ch = list.p[i];
+
+			if (q) {
+				if (ch == '\\')
+					i++;
+				else if (ch == '"')
+					q = false;
+				continue;
+			}
+			if (ch == '"')
+				q = true;
+			else if (ch == '{')
+				depth++;
+			else if (ch == '}' && --depth == 0)
+				break;
+		}
+		items[0] = (struct st_span){ list.p + start, i - start + 1 };
+		i++;
+		if (cnt == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			void *nv = realloc(v, nc * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				free(buf);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		{
+			size_t len;
+			bool cut;
+			int64_t ino = 0, off = 0;
+			struct fstap_dirent *d = &v[cnt];
+			uint64_t obj;
+
+			e = st_field(items[0], "d_name");
+			if (st_arg_str(e, buf + used, list.len + 1 - used, &len, &cut) || cut) {
+				free(v);
+				free(buf);
+				return -EINVAL;
+			}
+			st_arg_int(st_field(items[0], "d_ino"), &ino);
+			st_arg_int(st_field(items[0], "d_off"), &off);
+			d->name = (struct fstap_bytes){ (const uint8_t *)buf + used, (uint32_t)len };
+			d->ino = (uint64_t)ino;
+			d->type = dtype_of(st_field(items[0], "d_type"));
+			if (!strcmp(buf + used, "."))
+				obj = o->obj;
+			else if (!strcmp(buf + used, ".."))
+				obj = o->obj == FSTAP_ROOT_OBJ ? 0 : im->objs[o->obj].parent;
+			else if (!(obj = ns_get(im, o->obj, buf + used))) {
+				obj = ns_new_obj(im, d->type == 4 ? S_IFDIR : 0, o->obj);
+				if (!obj || (ret = ns_add(im, o->obj, buf + used, obj))) {
+					free(v);
+					free(buf);
+					return -ENOMEM;
+				}
+			}
+			d->obj = obj;
+			o->dir_cookie = (uint64_t)off;
+			used += len + 1;
+			cnt++;
+		}
+	}
+	*out = v;
+	*n = cnt;
+	*names = buf;
+	return 0;
+}
+
+int c_getdents(struct imp *im, struct imp_call *c)
+{
+	struct imp_ofd *o = sc_fd_arg(im, c, 0);
+	struct fstap_rec r;
+	struct fstap_dirent *ents = NULL;
+	char *names = NULL;
+	uint64_t cookie;
+	int ret = 0;
+
+	if (!o)
+		return 0;
+	if (!o->dir)
+		return sc_unsupported(im, c);
+	cookie = o->dir_cookie;
+	imp_rec(im, c, FSTAP_OP_READDIR, &r);
+	r.obj = o->obj;
+	r.fh = o->fh;
+	r.offset = cookie;
+	r.size = sc_u64_arg(c, 2);
+	if (!sc_failed(c) && sc_res_of(c) > 0) {
+		if (c->na < 2 || (ret = parse_dirents(im, o, c->a[1], &ents, &r.nentries, &names)))
+			return ret == -ENOMEM ? ret : sc_unsupported(im, c);
+		r.entries = ents;
+		r.result = r.nentries;
+	}
+	ret = imp_emit(im, &r);
+	free(ents);
+	free(names);
+	return ret;
+}
+
+static int c_mkdir_common(struct imp *im, struct imp_call *c, int dirarg, int patharg,
+			  uint64_t mode)
+{
+	struct fstap_rec r;
+	struct target t;
+	int ret = sc_entry_of(im, c, dirarg, patharg, im->path, false, &t);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	imp_rec(im, c, FSTAP_OP_MKDIR, &r);
+	r.obj = t.parent;
+	sc_set_name(&r.name, t.leaf);
+	r.mode = S_IFDIR | (mode & 07777);
+	r.umask = c->p->umask;
+	if (!sc_failed(c)) {
+		r.child = ns_new_obj(im, S_IFDIR, t.parent);
+		if (!r.child || ns_add(im, t.parent, t.leaf, r.child))
+			return -ENOMEM;
+	}
+	return imp_emit(im, &r);
+}
+
+int c_mkdir(struct imp *im, struct imp_call *c)
+{
+	return c_mkdir_common(im, c, -1, 0, sc_u64_arg(c, 1));
+}
+
+int c_mkdirat(struct imp *im, struct imp_call *c)
+{
+	return c_mkdir_common(im, c, 0, 1, sc_u64_arg(c, 2));
+}
+
+static int remove_common(struct imp *im, struct imp_call *c, int dirarg, int patharg, bool dir)
+{
+	struct fstap_rec r;
+	struct target t;
+	int ret = sc_entry_of(im, c, dirarg, patharg, im->path, false, &t);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (sc_failed(c) && !t.obj && c->l->err == ENOENT)
+		return sc_rec_lookup(im, c, t.parent, t.leaf, 0, c->l->result);
+	imp_rec(im, c, dir ? FSTAP_OP_RMDIR : FSTAP_OP_UNLINK, &r);
+	r.obj = t.parent;
+	sc_set_name(&r.name, t.leaf);
+	if ((ret = imp_emit(im, &r)))
+		return ret;
+	if (!sc_failed(c))
+		ns_remove(im, t.parent, t.leaf);
+	return 0;
+}
+
+int c_unlink(struct imp *im, struct imp_call *c) { return remove_common(im, c, -1, 0, false); }
+int c_rmdir(struct imp *im, struct imp_call *c) { return remove_common(im, c, -1, 0, true); }
+
+int c_unlinkat(struct imp *im, struct imp_call *c)
+{
+	return remove_common(im, c, 0, 1, sc_flags_arg(c, 2) & AT_REMOVEDIR);
+}
+
+static int rename_common(struct imp *im, struct imp_call *c, int od, int op, int nd, int np,
+			 uint64_t flags)
+{
+	struct fstap_rec r;
+	struct target s, d;
+	char sleaf[NAME_MAX + 1];
+	int ret = sc_entry_of(im, c, od, op, im->path, false, &s);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (!s.obj && !sc_failed(c) && (ret = sc_learn_leaf(im, c, s.parent, s.leaf, 0, &s.obj)))
+		return ret;
+	if (sc_failed(c) && !s.obj && c->l->err == ENOENT)
+		return sc_rec_lookup(im, c, s.parent, s.leaf, 0, c->l->result);
+	memcpy(sleaf, s.leaf, sizeof(sleaf));
+	ret = sc_entry_of(im, c, nd, np, im->path2, false, &d);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	imp_rec(im, c, FSTAP_OP_RENAME, &r);
+	r.obj = s.parent;
+	sc_set_name(&r.name, sleaf);
+	r.newparent = d.parent;
+	sc_set_name(&r.newname, d.leaf);
+	r.flags_arg = flags;
+	if ((ret = imp_emit(im, &r)) || sc_failed(c))
+		return ret;
+	if (s.parent == d.parent && !strcmp(sleaf, d.leaf))
+		return 0;
+	if (flags & 2) {	/* RENAME_EXCHANGE */
+		if ((ret = ns_add(im, s.parent, sleaf, d.obj)))
+			return ret;
+		return ns_add(im, d.parent, d.leaf, s.obj);
+	}
+	ns_remove(im, s.parent, sleaf);
+	return ns_add(im, d.parent, d.leaf, s.obj);
+}
+
+int c_rename(struct imp *im, struct imp_call *c)
+{
+	return rename_common(im, c, -1, 0, -1, 1, 0);
+}
+
+int c_renameat(struct imp *im, struct imp_call *c)
+{
+	return rename_common(im, c, 0, 1, 2, 3, 0);
+}
+
+int c_renameat2(struct imp *im, struct imp_call *c)
+{
+	return rename_common(im, c, 0, 1, 2, 3, sc_flags_arg(c, 4));
+}
+
+static int link_common(struct imp *im, struct imp_call *c, int od, int op, int nd, int np)
+{
+	struct fstap_rec r;
+	struct target s, d;
+	int ret = sc_target_of(im, c, od, op, &s);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = sc_entry_of(im, c, nd, np, im->path2, false, &d);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	imp_rec(im, c, FSTAP_OP_LINK, &r);
+	r.obj = s.obj;
+	r.newparent = d.parent;
+	sc_set_name(&r.newname, d.leaf);
+	if ((ret = imp_emit(im, &r)) || sc_failed(c))
+		return ret;
+	return ns_add(im, d.parent, d.leaf, s.obj);
+}
+
+int c_link(struct imp *im, struct imp_call *c) { return link_common(im, c, -1, 0, -1, 1); }
+int c_linkat(struct imp *im, struct imp_call *c) { return link_common(im, c, 0, 1, 2, 3); }
+
+static int symlink_common(struct imp *im, struct imp_call *c, int dirarg, int patharg)
+{
+	char target[PATH_MAX];
+	struct fstap_rec r;
+	struct target t;
+	size_t len;
+	bool cut;
+	int ret;
+
+	if (st_arg_str(c->a[0], target, sizeof(target), &len, &cut) || cut)
+		return sc_unsupported(im, c);
+	ret = sc_entry_of(im, c, dirarg, patharg, im->path, false, &t);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	imp_rec(im, c, FSTAP_OP_SYMLINK, &r);
+	r.obj = t.parent;
+	sc_set_name(&r.name, t.leaf);
+	r.target = (struct fstap_bytes){ (const uint8_t *)target, (uint32_t)len };
+	if (!sc_failed(c)) {
+		r.child = ns_new_obj(im, S_IFLNK, t.parent);
+		if (!r.child || ns_add(im, t.parent, t.leaf, r.child))
+			return -ENOMEM;
+		im->objs[r.child].target = strdup(target);
+	}
+	return imp_emit(im, &r);
+}
+
+int c_symlink(struct imp *im, struct imp_call *c) { return symlink_common(im, c, -1, 1); }
+int c_symlinkat(struct imp *im, struct imp_call *c) { return symlink_common(im, c, 1, 2); }
+
+static int readlink_common(struct imp *im, struct imp_call *c, int dirarg, int patharg)
+{
+	char target[PATH_MAX];
+	struct fstap_rec r;
+	struct target t;
+	size_t len = 0;
+	bool cut = false;
+	int ret = sc_target_of(im, c, dirarg, patharg, &t);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	imp_rec(im, c, FSTAP_OP_READLINK, &r);
+	r.obj = t.obj;
+	if (!sc_failed(c)) {
+		const char *known = im->objs[t.obj].target;
+
+		if (patharg + 1 < c->na)
+			st_arg_str(c->a[patharg + 1], target, sizeof(target), &len, &cut);
+		if ((cut || !len) && known) {
+			len = strlen(known);
+			memcpy(target, known, len + 1);
+		}
+		r.target = (struct fstap_bytes){ (const uint8_t *)target, (uint32_t)len };
+	}
+	return imp_emit(im, &r);
+}
+
+int c_readlink(struct imp *im, struct imp_call *c) { return readlink_common(im, c, -1, 0); }
+int c_readlinkat(struct imp *im, struct imp_call *c) { return readlink_common(im, c, 0, 1); }
