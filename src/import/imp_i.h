@@ -79,7 +79,8 @@ struct imp_call {
 
 struct imp {
 	const struct strace_import_opts *opts;
-	const char *in_name;
+	const char *in_name;	/* the log being read */
+	uint32_t file_pid;	/* its pid, for the per-pid files of strace -ff */
 	struct strace_import_stats *st;
 	struct fstap_writer *w;
 	char root[PATH_MAX];

@@ -29,6 +29,10 @@ tests_unit_check_strace_import_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_strace_import_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_strace_import_LDADD = $(IMPORT_LIBS) $(CHECK_LIBS)
 
+# t3100's program of the calls common tools do not make (openat2, mknod, utimes...).
+check_PROGRAMS += tests/tools/fs-calls
+tests_tools_fs_calls_SOURCES = tests/tools/fs-calls.c
+
 IMPORT_TESTS = tests/integration/t3100-import-strace.sh
 TESTS += $(IMPORT_TESTS)
 EXTRA_DIST += $(IMPORT_TESTS) docs/sharing.md

@@ -160,9 +160,62 @@ static void utime_of(struct st_span v, bool *set, bool *now, int64_t *ns)
 			v.len = (size_t)(cm - v.p);
 	}
 	st_arg_int(st_field(v, "tv_sec"), &sec);
-	st_arg_int(st_field(v, "tv_nsec"), &nsec);
-	*ns = sec * 1000000000ll + nsec;
+	if (st_arg_int(st_field(v, "tv_nsec"), &nsec) == 0)
+		*ns = sec * 1000000000ll + nsec;
+	else if (st_arg_int(st_field(v, "tv_usec"), &nsec) == 0)	/* a timeval */
+		*ns = sec * 1000000000ll + nsec * 1000;
+	else
+		*ns = sec * 1000000000ll;
 }
+
+/* A time of utime's {actime=T, modtime=T} (each maybe with a comment): ns. */
+static int64_t utimbuf_time(struct st_span v, const char *key)
+{
+	struct st_span f = st_field(v, key);
+	const char *cm = f.len ? memmem(f.p, f.len, " /*", 3) : NULL;
+	int64_t sec = 0;
+
+	if (cm)
+		f.len = (size_t)(cm - f.p);
+	st_arg_int(f, &sec);
+	return sec * 1000000000ll;
+}
+
+/*
+ * utimes(path, times), futimesat(dirfd, path, times) with times two
+ * timevals or NULL, and utime(path, {actime, modtime} or NULL): setattr
+ * of both times (now when NULL).
+ */
+static int utimes_common(struct imp *im, struct imp_call *c, int dirarg, int patharg,
+			 bool utimbuf)
+{
+	struct fstap_rec a = { 0 };
+	struct st_span ts[2], v;
+	bool set, now;
+
+	if (patharg + 1 >= c->na)
+		return sc_unsupported(im, c);
+	v = c->a[patharg + 1];
+	if (v.len == 4 && !memcmp(v.p, "NULL", 4)) {
+		a.valid = FSTAP_SET_ATIME | FSTAP_SET_ATIME_NOW | FSTAP_SET_MTIME |
+			  FSTAP_SET_MTIME_NOW;
+	} else if (utimbuf) {
+		a.valid = FSTAP_SET_ATIME | FSTAP_SET_MTIME;
+		a.atime = utimbuf_time(v, "actime");
+		a.mtime = utimbuf_time(v, "modtime");
+	} else {
+		if (v.len < 2 || st_split_args((struct st_span){ v.p + 1, v.len - 2 }, ts, 2) != 2)
+			return sc_unsupported(im, c);
+		utime_of(ts[0], &set, &now, &a.atime);
+		utime_of(ts[1], &set, &now, &a.mtime);
+		a.valid = FSTAP_SET_ATIME | FSTAP_SET_MTIME;
+	}
+	return setattr(im, c, dirarg, patharg, &a);
+}
+
+int c_utime(struct imp *im, struct imp_call *c) { return utimes_common(im, c, -1, 0, true); }
+int c_utimes(struct imp *im, struct imp_call *c) { return utimes_common(im, c, -1, 0, false); }
+int c_futimesat(struct imp *im, struct imp_call *c) { return utimes_common(im, c, 0, 1, false); }
 
 int c_utimensat(struct imp *im, struct imp_call *c)
 {

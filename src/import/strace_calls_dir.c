@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "import/strace_calls_i.h"
@@ -162,8 +163,9 @@ int c_getdents(struct imp *im, struct imp_call *c)
 	return ret;
 }
 
-static int c_mkdir_common(struct imp *im, struct imp_call *c, int dirarg, int patharg,
-			  uint64_t mode)
+/* mkdir (MKDIR) and mknod (MKNOD: mode with its type, rdev) at (dirarg, patharg). */
+static int make_node(struct imp *im, struct imp_call *c, int dirarg, int patharg, unsigned op,
+		     uint64_t mode, uint64_t rdev)
 {
 	struct fstap_rec r;
 	struct target t;
@@ -171,13 +173,15 @@ static int c_mkdir_common(struct imp *im, struct imp_call *c, int dirarg, int pa
 
 	if (ret)
 		return ret < 0 ? ret : 0;
-	imp_rec(im, c, FSTAP_OP_MKDIR, &r);
+	imp_rec(im, c, op, &r);
 	r.obj = t.parent;
 	sc_set_name(&r.name, t.leaf);
-	r.mode = S_IFDIR | (mode & 07777);
+	r.mode = op == FSTAP_OP_MKDIR ? S_IFDIR | (mode & 07777)
+				      : ((mode & S_IFMT) ? mode & S_IFMT : S_IFREG) | (mode & 07777);
+	r.rdev = rdev;
 	r.umask = c->p->umask;
 	if (!sc_failed(c)) {
-		r.child = ns_new_obj(im, S_IFDIR, t.parent);
+		r.child = ns_new_obj(im, (uint32_t)(r.mode & S_IFMT), t.parent);
 		if (!r.child || ns_add(im, t.parent, t.leaf, r.child))
 			return -ENOMEM;
 	}
@@ -186,12 +190,37 @@ static int c_mkdir_common(struct imp *im, struct imp_call *c, int dirarg, int pa
 
 int c_mkdir(struct imp *im, struct imp_call *c)
 {
-	return c_mkdir_common(im, c, -1, 0, sc_u64_arg(c, 1));
+	return make_node(im, c, -1, 0, FSTAP_OP_MKDIR, sc_u64_arg(c, 1), 0);
 }
 
 int c_mkdirat(struct imp *im, struct imp_call *c)
 {
-	return c_mkdir_common(im, c, 0, 1, sc_u64_arg(c, 2));
+	return make_node(im, c, 0, 1, FSTAP_OP_MKDIR, sc_u64_arg(c, 2), 0);
+}
+
+/* A device number as strace prints it: "makedev(0x1, 0x3)" or a number. */
+static uint64_t dev_arg(struct imp_call *c, int i)
+{
+	struct st_span a = i < c->na ? c->a[i] : (struct st_span){ "0", 1 }, mm[2];
+	int64_t ma = 0, mi = 0;
+
+	if (a.len > 9 && !memcmp(a.p, "makedev(", 8) &&
+	    st_split_args((struct st_span){ a.p + 8, a.len - 9 }, mm, 2) == 2) {
+		st_arg_int(mm[0], &ma);
+		st_arg_int(mm[1], &mi);
+		return makedev((unsigned)ma, (unsigned)mi);
+	}
+	return sc_u64_arg(c, i);
+}
+
+int c_mknod(struct imp *im, struct imp_call *c)
+{
+	return make_node(im, c, -1, 0, FSTAP_OP_MKNOD, sc_flags_arg(c, 1), dev_arg(c, 2));
+}
+
+int c_mknodat(struct imp *im, struct imp_call *c)
+{
+	return make_node(im, c, 0, 1, FSTAP_OP_MKNOD, sc_flags_arg(c, 2), dev_arg(c, 3));
 }
 
 static int remove_common(struct imp *im, struct imp_call *c, int dirarg, int patharg, bool dir)

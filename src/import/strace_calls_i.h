@@ -44,6 +44,8 @@ int64_t sc_res_of(const struct imp_call *c);
 /* Count the call as outside --root, or as having no fstap operation: HANDLED. */
 int sc_outside(struct imp *im, struct imp_call *c);
 int sc_unsupported(struct imp *im, struct imp_call *c);
+/* The same, counted under the call's name followed by what ("(O_TMPFILE)"). */
+int sc_unsupported_as(struct imp *im, struct imp_call *c, const char *what);
 /* The object a call on an existing object acts on: 0, HANDLED, -errno. */
 int sc_target_of(struct imp *im, struct imp_call *c, int dirarg, int patharg,
 		 struct target *t);
@@ -80,6 +82,7 @@ int c_fstat(struct imp *im, struct imp_call *c);
 int c_fstatfs(struct imp *im, struct imp_call *c);
 int c_fsync(struct imp *im, struct imp_call *c);
 int c_ftruncate(struct imp *im, struct imp_call *c);
+int c_futimesat(struct imp *im, struct imp_call *c);
 int c_getdents(struct imp *im, struct imp_call *c);
 int c_getxattr(struct imp *im, struct imp_call *c);
 int c_link(struct imp *im, struct imp_call *c);
@@ -88,9 +91,12 @@ int c_listxattr(struct imp *im, struct imp_call *c);
 int c_lseek(struct imp *im, struct imp_call *c);
 int c_mkdir(struct imp *im, struct imp_call *c);
 int c_mkdirat(struct imp *im, struct imp_call *c);
+int c_mknod(struct imp *im, struct imp_call *c);
+int c_mknodat(struct imp *im, struct imp_call *c);
 int c_newfstatat(struct imp *im, struct imp_call *c);
 int c_open(struct imp *im, struct imp_call *c);
 int c_openat(struct imp *im, struct imp_call *c);
+int c_openat2(struct imp *im, struct imp_call *c);
 int c_pread(struct imp *im, struct imp_call *c);
 int c_preadv(struct imp *im, struct imp_call *c);
 int c_pwrite(struct imp *im, struct imp_call *c);
@@ -113,7 +119,9 @@ int c_truncate(struct imp *im, struct imp_call *c);
 int c_umask(struct imp *im, struct imp_call *c);
 int c_unlink(struct imp *im, struct imp_call *c);
 int c_unlinkat(struct imp *im, struct imp_call *c);
+int c_utime(struct imp *im, struct imp_call *c);
 int c_utimensat(struct imp *im, struct imp_call *c);
+int c_utimes(struct imp *im, struct imp_call *c);
 int c_write(struct imp *im, struct imp_call *c);
 int c_writev(struct imp *im, struct imp_call *c);
 

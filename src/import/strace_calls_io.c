@@ -54,7 +54,7 @@ static int do_open(struct imp *im, struct imp_call *c, int dirarg, int patharg,
 	int ret;
 
 	if ((flags & O_TMPFILE) == O_TMPFILE)
-		return sc_unsupported(im, c);
+		return sc_unsupported_as(im, c, "(O_TMPFILE)");
 	ret = sc_entry_of(im, c, dirarg, patharg, im->path, true, &t);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -122,6 +122,18 @@ int c_open(struct imp *im, struct imp_call *c)
 int c_openat(struct imp *im, struct imp_call *c)
 {
 	return do_open(im, c, 0, 1, sc_flags_arg(c, 2), sc_u64_arg(c, 3));
+}
+
+/* openat2(dirfd, path, {flags=..., mode=..., resolve=...}, size) */
+int c_openat2(struct imp *im, struct imp_call *c)
+{
+	uint64_t flags = 0;
+	int64_t mode = 0;
+
+	if (c->na < 3 || st_arg_flags(st_field(c->a[2], "flags"), &flags))
+		return sc_unsupported(im, c);
+	st_arg_int(st_field(c->a[2], "mode"), &mode);
+	return do_open(im, c, 0, 1, flags, (uint64_t)mode);
 }
 
 int c_creat(struct imp *im, struct imp_call *c)

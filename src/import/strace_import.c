@@ -443,6 +443,8 @@ static int import_line(struct imp *im, char *line, size_t len, uint64_t lineno, 
 		}
 		return fail(errmsg, "%s: line %llu: %s", im->in_name, (unsigned long long)lineno, why);
 	}
+	if (!l.pid)
+		l.pid = im->file_pid;	/* a per-pid file of strace -ff */
 	line_time(im, &l);
 	p = proc_get(im, l.pid);
 	if (!p)
@@ -604,34 +606,103 @@ static void free_procs(struct imp *im)
 	im->procs = NULL;
 }
 
-static int read_log(struct imp *im, FILE *in, char **errmsg)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int ret = 0;
+/* One log being read: its next line, waiting to be imported. */
+struct log_cursor {
+	const struct strace_log *log;
+	char *line;
+	size_t cap, len;
+	uint64_t lineno;
+	int64_t time_ns;	/* of the waiting line (the last known if it has none) */
+	bool have, eof, untimed;
+};
 
-	while ((n = getline(&line, &cap, in)) >= 0) {
+/* Reads the cursor's next non-empty line (its time for the merge). 0 or -EIO. */
+static int cursor_next(struct imp *im, struct log_cursor *c)
+{
+	struct st_line l;
+	const char *why;
+	ssize_t n;
+
+	c->have = false;
+	while (!c->eof) {
+		n = getline(&c->line, &c->cap, c->log->f);
+		if (n < 0) {
+			c->eof = true;
+			return ferror(c->log->f) ? -EIO : 0;
+		}
 		im->st->lines++;
-		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		c->lineno++;
+		while (n && (c->line[n - 1] == '\n' || c->line[n - 1] == '\r'))
 			n--;
 		if (n == 0)
 			continue;
-		ret = import_line(im, line, (size_t)n, im->st->lines, errmsg);
-		if (ret)
+		c->len = (size_t)n;
+		c->have = true;
+		c->untimed = !st_parse_line(c->line, c->len, &l, &why) && !l.has_time;
+		if (!c->untimed)
+			c->time_ns = l.time_ns;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Imports the logs' lines: one log in its order; the per-pid files of
+ * strace -ff merged by time stamp (the earliest waiting line first, the
+ * first file on a tie), each line of a file taken as of its pid.
+ */
+static int read_logs(struct imp *im, const struct strace_log *logs, size_t n, char **errmsg)
+{
+	struct log_cursor *cur = calloc(n, sizeof(*cur));
+	size_t i, best;
+	int ret = 0;
+
+	if (!cur)
+		return -ENOMEM;
+	for (i = 0; i < n && !ret; i++) {
+		cur[i].log = &logs[i];
+		ret = cursor_next(im, &cur[i]);
+	}
+	while (!ret) {
+		for (best = n, i = 0; i < n; i++)
+			if (cur[i].have && (best == n || cur[i].time_ns < cur[best].time_ns))
+				best = i;
+		if (best == n)
 			break;
+		if (n > 1 && cur[best].untimed) {
+			ret = fail(errmsg, "%s: line %llu: no time stamp: the per-pid files of strace "
+				   "-ff are merged by time (give strace -tt, -ttt or "
+				   "--absolute-timestamps)", logs[best].name,
+				   (unsigned long long)cur[best].lineno);
+			break;
+		}
+		im->in_name = logs[best].name;
+		im->file_pid = logs[best].pid;
+		ret = import_line(im, cur[best].line, cur[best].len, cur[best].lineno, errmsg);
+		if (!ret)
+			ret = cursor_next(im, &cur[best]);
+		if (ret == -EIO)
+			fail(errmsg, "%s: read error", logs[best].name);
 	}
-	free(line);
-	if (!ret && ferror(in)) {
-		fail(errmsg, "read error");
-		ret = -EIO;
-	}
+	for (i = 0; i < n; i++)
+		free(cur[i].line);
+	free(cur);
 	return ret;
 }
 
 int strace_import(FILE *in, const char *in_name, int out_fd, const char *out_name,
 		  const struct strace_import_opts *opts, FILE *summary,
 		  struct strace_import_stats *stats, char **errmsg)
+{
+	struct strace_log log = { .f = in, .name = in_name, .pid = 0 };
+
+	return strace_import_logs(&log, 1, in_name, out_fd, out_name, opts, summary, stats,
+				  errmsg);
+}
+
+int strace_import_logs(const struct strace_log *logs, size_t nlogs, const char *in_name,
+		       int out_fd, const char *out_name, const struct strace_import_opts *opts,
+		       FILE *summary, struct strace_import_stats *stats, char **errmsg)
 {
 	struct imp *im = calloc(1, sizeof(*im));
 	int ret;
@@ -655,7 +726,7 @@ int strace_import(FILE *in, const char *in_name, int out_fd, const char *out_nam
 		fail(errmsg, "--state '%s': %s", opts->state,
 		     fstap_writer_errmsg(im->w)[0] ? fstap_writer_errmsg(im->w) : strerror(-ret));
 	if (!ret)
-		ret = read_log(im, in, errmsg);
+		ret = read_logs(im, logs, nlogs, errmsg);
 	if (!ret) {
 		struct imp_proc *p;
 

@@ -26,6 +26,13 @@ struct strace_import_stats {
 	uint64_t state_objects;
 };
 
+/* One log: a stream, its name, and its pid for a per-pid file of -ff (else 0). */
+struct strace_log {
+	FILE *f;
+	const char *name;
+	uint32_t pid;
+};
+
 /*
  * Reads the log in (named in_name in messages) and writes the trace into
  * out_fd (a safe output's temporary, named out_name). The summary (counts,
@@ -35,5 +42,12 @@ struct strace_import_stats {
 int strace_import(FILE *in, const char *in_name, int out_fd, const char *out_name,
 		  const struct strace_import_opts *opts, FILE *summary,
 		  struct strace_import_stats *stats, char **errmsg);
+/*
+ * The same from several logs: the per-pid files of strace -ff (each with
+ * its pid), merged by time stamp. in_name names them in the metadata.
+ */
+int strace_import_logs(const struct strace_log *logs, size_t nlogs, const char *in_name,
+		       int out_fd, const char *out_name, const struct strace_import_opts *opts,
+		       FILE *summary, struct strace_import_stats *stats, char **errmsg);
 
 #endif

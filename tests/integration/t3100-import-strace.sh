@@ -12,6 +12,11 @@
 # unmatched) and the replay gives the same tree with 0 divergences. Last,
 # `git add -A && git commit` in a repository with history (lock files,
 # renames, objects written through temporary files) replays the same way.
+# fs-calls (tests/tools) makes openat2, pwritev2, preadv2, mknod, mknodat,
+# utimes, futimesat, utime and an O_TMPFILE file in two processes under
+# strace -ff --absolute-timestamps=unix,ns --syscall-times=ns: its per-pid
+# files, by their prefix or one by one, give the exact records and replay
+# the same way; O_TMPFILE is listed as having no fstap operation.
 # A truncated log is an error naming its last line; garbage lines are an
 # error naming the first, or are counted with --skip-bad-lines.
 . "$(dirname "$0")/lib.sh"
@@ -124,6 +129,46 @@ replay_case git "$T/git.log" "$G" "$T/git.state"
 # each execve names its process: git's own, with its parent and command line
 grep -q '"op":"process","pid":[0-9]*,"ppid":[0-9]*,"comm":"git","cmdline":{"hex":"67697400636f6d6d6974' \
 	"$T/git.jsonl" || fail "no process record of 'git commit': $(grep '"process"' "$T/git.jsonl")"
+
+# --- strace -ff (per-pid files), --absolute-timestamps=unix,ns,
+# --syscall-times=ns, and the calls common tools do not make: openat2,
+# pwritev2, preadv2, mknod, mknodat, utimes, futimesat, utime, O_TMPFILE ---
+FC="$FSTAP_BUILDDIR/tests/tools/fs-calls"
+mkdir "$T/fc" && cp -a "$T/fc" "$T/fc.state"
+expect_exit 0 traced -ff -T -yy -v --absolute-timestamps=unix,ns --syscall-times=ns \
+	-o "$T/fc.log" "$FC" "$T/fc"
+[ "$(ls "$T"/fc.log.* | wc -l)" = 2 ] || fail "fs-calls under -ff: not 2 per-pid files: $(ls "$T")"
+replay_case fc "$T/fc.log" "$T/fc" "$T/fc.state"	# LOG: the files' prefix
+expect_grep "$T/fc.summary" " openat(O_TMPFILE) 1"
+grep '"op":"\(mknod\|setattr\|create\|write\|read\)"' "$T/fc.jsonl" |
+	sed 's/"t":[0-9]*,"dur":[0-9]*,"tid":[0-9]*,"pid":[0-9]*,"uid":0,"gid":0,//' >"$T/fc.ops"
+cat >"$T/fc.want" <<'WANT'
+{"op":"create","res":0,"obj":1,"name":"f2","mode":33188,"umask":18,"flags":524354,"child":3,"fh":2,"path":"/f2"}
+{"op":"write","res":8,"obj":3,"fh":2,"offset":4,"size":8,"path":"/f2"}
+{"op":"read","res":8,"obj":3,"fh":2,"size":8,"path":"/f2"}
+{"op":"create","res":0,"obj":2,"name":"g","mode":33188,"umask":18,"flags":193,"child":4,"fh":3,"path":"/sub/g"}
+{"op":"write","res":3,"obj":4,"fh":3,"size":3,"path":"/sub/g"}
+{"op":"mknod","res":0,"obj":1,"name":"fifo","mode":4512,"umask":18,"child":5,"path":"/fifo"}
+{"op":"mknod","res":0,"obj":2,"name":"fifo2","mode":4480,"umask":18,"child":6,"path":"/sub/fifo2"}
+{"op":"setattr","res":0,"obj":3,"valid":48,"mode":32768,"atime":1000250000000,"mtime":2000000000000,"path":"/f2"}
+{"op":"setattr","res":0,"obj":4,"valid":48,"mode":32768,"atime":3000000000000,"mtime":4000000000000,"path":"/sub/g"}
+{"op":"setattr","res":0,"obj":3,"valid":48,"mode":32768,"atime":5000000000000,"mtime":6000000000000,"path":"/f2"}
+{"op":"setattr","res":0,"obj":4,"valid":432,"mode":32768,"path":"/sub/g"}
+WANT
+diff "$T/fc.want" "$T/fc.ops" >"$T/fc.diff" || fail "fs-calls' records: $(cat "$T/fc.diff")"
+# the per-pid files one by one: the same records (the state aside: reading
+# it again changed its directory's atime)
+expect_exit 0 "$FSTAP" import --from=strace --root="$T/fc" --state="$T/fc.state" \
+	-o "$T/fc2.trace" "$T"/fc.log.*
+"$FSTAP" export "$T/fc2.trace" | tail -n +2 | grep -v '"op":"state_' >"$T/fc2.jsonl"
+tail -n +2 "$T/fc.jsonl" | grep -v '"op":"state_' | cmp -s - "$T/fc2.jsonl" ||
+	fail "-ff files one by one: another trace"
+expect_exit 1 "$FSTAP" import --from=strace --root="$T/fc" -o "$T/x.trace" "$T"/fc.log.* "$T/log"
+expect_grep "$T/err" "'$T/log' is not a per-pid file of strace -ff (NAME.PID)"
+sed 's/^[0-9.]* //' "$(ls "$T"/fc.log.* | head -1)" >"$T/notime.log.1"
+cp "$(ls "$T"/fc.log.* | tail -1)" "$T/notime.log.2"
+expect_exit 1 "$FSTAP" import --from=strace --root="$T/fc" -o "$T/x.trace" "$T/notime.log"
+expect_grep "$T/err" "line 1: no time stamp: the per-pid files of strace -ff are merged by time"
 
 # --- bad logs ---
 n=$(count_lines "$T/log")
