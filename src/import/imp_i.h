@@ -97,8 +97,10 @@ struct imp {
 	int64_t t0, last_t, day;
 	uint64_t end_ns;
 
-	struct imp_count outside[IMP_COUNTS_MAX], unsupported[IMP_COUNTS_MAX];
-	int noutside, nunsupported;
+	/* every call in one of them, by name: strace -c's counts */
+	struct imp_count below[IMP_COUNTS_MAX], outside[IMP_COUNTS_MAX];
+	struct imp_count unsupported[IMP_COUNTS_MAX], unknown[IMP_COUNTS_MAX];
+	int nbelow, noutside, nunsupported, nunknown;
 
 	/* scratch for the calls */
 	char path[PATH_MAX], path2[PATH_MAX], fdpath[PATH_MAX];

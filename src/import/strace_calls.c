@@ -283,6 +283,7 @@ int sc_target_of(struct imp *im, struct imp_call *c, int dirarg, int patharg,
 		if (!t->o) {
 			if (im->fdpath[0] == '/' && sc_rel_of(im, im->fdpath)) {
 				im->st->unknown_fd++;
+				imp_count(im->unknown, &im->nunknown, c->l->name);
 				return HANDLED;
 			}
 			return sc_outside(im, c);

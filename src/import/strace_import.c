@@ -366,6 +366,7 @@ static void line_time(struct imp *im, struct st_line *l)
 static int import_call(struct imp *im, struct st_line *l, uint64_t lineno, char **errmsg)
 {
 	struct imp_call c = { .l = l };
+	uint64_t before;
 	int ret;
 
 	c.p = proc_get(im, l->pid);
@@ -377,11 +378,19 @@ static int import_call(struct imp *im, struct st_line *l, uint64_t lineno, char 
 		return fail(errmsg, "%s: line %llu: the arguments of %s do not balance",
 			    im->in_name, (unsigned long long)lineno, l->name);
 	if (!strcmp(l->name, "clone") || !strcmp(l->name, "clone3") ||
-	    !strcmp(l->name, "fork") || !strcmp(l->name, "vfork"))
-		return proc_fork(im, &c);
-	if (!strcmp(l->name, "execve") || !strcmp(l->name, "execveat"))
-		return proc_exec(im, &c);
+	    !strcmp(l->name, "fork") || !strcmp(l->name, "vfork") ||
+	    !strcmp(l->name, "execve") || !strcmp(l->name, "execveat")) {
+		/* no operation of their own, but processes, tables and names */
+		im->st->unsupported++;
+		imp_count(im->unsupported, &im->nunsupported, l->name);
+		return l->name[0] == 'e' ? proc_exec(im, &c) : proc_fork(im, &c);
+	}
+	before = im->st->outside + im->st->unsupported + im->st->unknown_fd;
 	ret = calls_import(im, &c);
+	if (!ret && im->st->outside + im->st->unsupported + im->st->unknown_fd == before) {
+		im->st->below++;
+		imp_count(im->below, &im->nbelow, l->name);
+	}
 	return ret;
 }
 
@@ -542,11 +551,11 @@ static void print_summary(struct imp *im, FILE *f)
 		" (initial state: %llu objects)\n",
 		(unsigned long long)s->records, (unsigned long long)s->calls,
 		(unsigned long long)s->lines, (unsigned long long)s->state_objects);
+	print_counts(f, "below --root", s->below, im->below, im->nbelow);
 	print_counts(f, "outside --root", s->outside, im->outside, im->noutside);
 	print_counts(f, "no fstap operation", s->unsupported, im->unsupported, im->nunsupported);
-	if (s->unknown_fd)
-		fprintf(f, "fstap: %llu calls on descriptors opened before the log or outside it\n",
-			(unsigned long long)s->unknown_fd);
+	print_counts(f, "on descriptors opened before the log", s->unknown_fd, im->unknown,
+		     im->nunknown);
 	if (s->unmatched)
 		fprintf(f, "fstap: %llu unfinished calls never resumed\n",
 			(unsigned long long)s->unmatched);

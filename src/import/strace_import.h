@@ -22,6 +22,7 @@ struct strace_import_opts {
 /* What an import did, for its summary. */
 struct strace_import_stats {
 	uint64_t lines, calls, records, bad_lines, outside, unsupported, unknown_fd;
+	uint64_t below;		/* calls imported (below --root) */
 	uint64_t unmatched;	/* <unfinished ...> calls never resumed */
 	uint64_t state_objects;
 };

@@ -12,6 +12,9 @@
 # unmatched) and the replay gives the same tree with 0 divergences. Last,
 # `git add -A && git commit` in a repository with history (lock files,
 # renames, objects written through temporary files) replays the same way.
+# The summary's calls by name (imported below --root, outside it, with no
+# fstap operation, on unknown descriptors) add up, name for name, to the
+# counts of strace -c -f of the same tar and git runs from the same trees.
 # fs-calls (tests/tools) makes openat2, pwritev2, preadv2, mknod, mknodat,
 # utimes, futimesat, utime and an O_TMPFILE file in two processes under
 # strace -ff --absolute-timestamps=unix,ns --syscall-times=ns: its per-pid
@@ -120,15 +123,58 @@ replay_case thr "$T/thr.log" "$T/thr" "$T/thr.state"
 # --- git commit in a repository with history ---
 G="$T/git"
 mkdir -p "$G/d"
+# fixed dates: the same objects, so the same directories, in every run
+GIT_AUTHOR_DATE="1000000000 +0000" GIT_COMMITTER_DATE="1000000000 +0000"
+export GIT_AUTHOR_DATE GIT_COMMITTER_DATE
 (cd "$G" && git init -q . && git config user.email t@example.org && git config user.name t &&
 	printf 'hi\n' >a && printf 'there\n' >d/b && git add . && git commit -qm one &&
-	printf 'more\n' >>a && printf 'new\n' >d/c) || fail "cannot make the repository"
+	printf 'more\n' >>a && printf 'new\n' >d/c &&
+	touch -d @1000000000 a d/b d/c) || fail "cannot make the repository"
+# (files older than the index: no racy-git re-reads, which depend on timing)
 cp -a "$G" "$T/git.state"
 expect_exit 0 traced -f -tt -T -yy -v -o "$T/git.log" sh -c "cd '$G' && git add -A && git commit -qm two"
 replay_case git "$T/git.log" "$G" "$T/git.state"
 # each execve names its process: git's own, with its parent and command line
 grep -q '"op":"process","pid":[0-9]*,"ppid":[0-9]*,"comm":"git","cmdline":{"hex":"67697400636f6d6d6974' \
 	"$T/git.jsonl" || fail "no process record of 'git commit': $(grep '"process"' "$T/git.jsonl")"
+
+# --- every call accounted for: the summary's counts by name (below
+# --root, outside it, no fstap operation, unknown descriptors) are those of
+# strace -c of the same program from the same tree ---
+# counts_case NAME COUNTS: NAME's import summary against strace -c's COUNTS
+counts_case() {
+	python3 - "$T/$1.summary" "$2" >"$T/counts.diff" <<'PY' || fail "$1: counts differ from strace -c: $(cat "$T/counts.diff")"
+import re, sys
+ours, theirs = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r"fstap: (below --root|outside --root|no fstap operation|"
+                 r"on descriptors opened before the log): \d+ calls:(.*)", line)
+    if m:
+        w = m.group(2).split()
+        for name, n in zip(w[::2], w[1::2]):
+            name = name.split("(")[0]
+            ours[name] = ours.get(name, 0) + int(n)
+for line in open(sys.argv[2]):
+    w = line.split()
+    if len(w) == 2 and w[1].isdigit() and w[0] != "total":
+        theirs[w[0]] = int(w[1])
+ours.pop("exit_group", None)	# strace -c leaves it out: it never returns
+bad = ["%s %s (strace -c %s)" % (k, ours.get(k, 0), theirs.get(k, 0))
+       for k in sorted(set(ours) | set(theirs)) if ours.get(k, 0) != theirs.get(k, 0)]
+if len(theirs) < 20 or "openat" not in ours: bad.append("too few calls: %r" % theirs)
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+cp -a "$T/state" "$T/w2"
+sed "s|$W|$T/w2|g" "$T/run.sh" >"$T/run2.sh"
+expect_exit 0 traced -c -f -U name,calls -o "$T/tar.counts" sh "$T/run2.sh"
+counts_case tar "$T/tar.counts"
+cp -a "$T/git.state" "$T/git2"
+expect_exit 0 traced -c -f -U name,calls -o "$T/git.counts" sh -c "cd '$T/git2' && git add -A && git commit -qm two"
+counts_case git "$T/git.counts"
+grep -q "^fstap: below --root: .* rename 3" "$T/git.summary" ||
+	fail "git: not 3 renames imported: $(cat "$T/git.summary")"
 
 # --- strace -ff (per-pid files), --absolute-timestamps=unix,ns,
 # --syscall-times=ns, and the calls common tools do not make: openat2,
