@@ -8,7 +8,7 @@
  * (SIGKILL, or the cgroup's own OOM kill) cannot remove its cgroup: the
  * next one removes every fstap-replay-PID cgroup whose PID is gone.
  *
- * Not here: anything that measures (sched.c).
+ * Not here: anything that measures (run.c and its stages).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * system calls reproduce (the target kernel's path walk and permission
  * checks), which GETATTR with a handle stands for a read at the end of a
  * file, and which WRITEs are the parts of one write() the kernel split.
- * The rules are docs/replay.md's "Semantics"; sched.c keeps each thread's
+ * The rules are docs/replay.md's "Semantics"; stage.c keeps each thread's
  * records in order and calls these as neighbours arrive.
  */
 #include <errno.h>

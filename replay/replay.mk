@@ -10,9 +10,26 @@ libreplay_a_SOURCES = \
 	replay/timing.c \
 	replay/rmap.c \
 	replay/task.c \
+	replay/exec_i.h \
+	replay/shared.c \
+	replay/dircache.c \
+	replay/context.c \
+	replay/paths.c \
+	replay/exec-ns.c \
+	replay/exec-file.c \
+	replay/exec-dir.c \
+	replay/exec-xattr.c \
 	replay/exec.c \
 	replay/classify.c \
-	replay/sched.c \
+	replay/run_i.h \
+	replay/options.c \
+	replay/window.c \
+	replay/stage.c \
+	replay/dispatch.c \
+	replay/deps.c \
+	replay/learn.c \
+	replay/worker.c \
+	replay/run.c \
 	replay/report.c \
 	replay/cgroup.c
 libreplay_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)

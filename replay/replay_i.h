@@ -7,9 +7,11 @@
  *  - timing.c: pacing arithmetic over an injectable clock.
  *  - rmap.c: a small uint64 -> uint64 hash map (handles, resources).
  *  - task.c: the tasks handed to workers, and the arena they live in.
- *  - exec.c: the executor table and the per-worker execution context.
+ *  - exec.c (exec_i.h): the executor table, the executors, the
+ *    per-worker execution context and the state the workers share.
  *  - classify.c: what each request stands for (absorbed, split writes).
- *  - sched.c: reading, reordering, path resolution, dispatch, workers.
+ *  - run.c (run_i.h): one run: reading, reordering (window.c), staging
+ *    (stage.c), dispatch, dependencies, workers; options.c its options.
  *
  * Nothing here is a contract with other parts of fstap (replay.h is).
  */
@@ -206,7 +208,7 @@ struct rp_task {
 	struct rp_task *dnext;		/* the dispatcher's list of what a worker holds */
 	uint64_t wseq;			/* its number in its worker's order */
 	struct rp_task *tprev, *tnext;	/* its thread's records in the stage, by time */
-	struct tstate *ts;		/* its thread (sched.c), once staged */
+	struct tstate *ts;		/* its thread (run_i.h), once staged */
 	uint64_t start_ns;		/* rec.start_ns, here: a list walk reads one line */
 	uint64_t fileidx;		/* position in the trace file (ties) */
 	uint64_t next_start, next_idx;	/* the key of next, in the reorder window */
@@ -280,8 +282,8 @@ int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run);
 
 #define RP_IO_MAX (64u << 20)	/* the largest read/write/xattr buffer of an executor */
 
-struct rp_shared;	/* state of one run shared by the workers (exec.c) */
-struct rp_exec;		/* per-worker execution context (exec.c) */
+struct rp_shared;	/* state of one run shared by the workers (shared.c) */
+struct rp_exec;		/* per-worker execution context (context.c) */
 
 /*
  * An executor issues the system call(s) of one record and returns the
@@ -306,7 +308,7 @@ void rp_shared_track_order(struct rp_shared *sh, bool on);
 void rp_shared_allow_devices(struct rp_shared *sh, bool on);
 /* Where the workers log divergences (borrowed; NULL: no log). */
 void rp_shared_set_divlog(struct rp_shared *sh, struct rp_divlog *log);
-/* The trace names name in the root: a listing compares it (see exec.c). */
+/* The trace names name in the root: a listing compares it (see exec-dir.c). */
 void rp_shared_note_root_name(struct rp_shared *sh, struct fstap_bytes name);
 /* Handles still open at the end (closed by rp_shared_free). */
 size_t rp_shared_open_handles(const struct rp_shared *sh);
@@ -325,7 +327,7 @@ void rp_exec_free(struct rp_exec *x);
 /* Runs the executor of t's op and accounts the result; returns it. */
 int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t);
 
-/* Name checks (exec.c): a single, non-special entry name. */
+/* Name checks (paths.c): a single, non-special entry name. */
 bool rp_name_ok(struct fstap_bytes name);
 /* A path as pathmap writes it: "/", or "/a/b" with only plain components. */
 bool rp_path_ok(const char *path);
@@ -394,7 +396,7 @@ bool rp_classified(const struct rp_task *t);
 struct rp_task *rp_op_next(const struct rp_task *t);
 struct rp_task *rp_op_prev(const struct rp_task *t);
 
-/* ---- sched.c -------------------------------------------------------------- */
+/* ---- run.c ---------------------------------------------------------------- */
 
 /* What one run measured; report.c renders it. */
 struct rp_result {

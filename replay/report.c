@@ -4,7 +4,7 @@
  * three read the same struct rp_result (fio's one model, several
  * renderers). Latencies are in microseconds in text and CSV, in ns in JSON.
  *
- * Not here: measuring (stats.c, sched.c).
+ * Not here: measuring (stats.c, run.c).
  */
 #include <errno.h>
 #include <jansson.h>

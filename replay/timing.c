@@ -25,7 +25,7 @@
  * later, symmetrically. The reported schedule lag is a(k) - ideal(k),
  * counted as 0 when the worker is early (paying back debt).
  *
- * Not here: where the gaps come from (sched.c computes them at dispatch).
+ * Not here: where the gaps come from (dispatch.c computes them).
  */
 #include <errno.h>
 #include <time.h>

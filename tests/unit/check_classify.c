@@ -3,7 +3,7 @@
  * for: which lookups the next call's path walk absorbs (a table of cases),
  * which getattrs are the kernel's permission checks, size refreshes or a
  * read at the end of a file, and which writes are parts of one write().
- * Synthetic threads of records, classified as sched.c does.
+ * Synthetic threads of records, classified as stage.c and dispatch.c do.
  */
 #include <check.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 /*
- * check_sched.c: sched.c's runs and its plumbing: option parsing, the hash
- * map and the race check (rmap.c), and whole runs over small traces
- * written with the trace writer: classification in start order out of a
- * file in chunk order, a cross-thread happens-before under every --order,
- * split writes, errors. (classify.c's rules: check_classify; task.c:
+ * check_sched.c: a replay run (run.c and its stages) and its plumbing:
+ * option parsing, the hash map and the race check (rmap.c), and whole
+ * runs over small traces written with the trace writer: classification in
+ * start order out of a file in chunk order, a cross-thread happens-before
+ * under every --order, split writes, errors. (classify.c's rules: check_classify; task.c:
  * check_task.)
  */
 #include <check.h>

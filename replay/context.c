@@ -1,0 +1,78 @@
+/*
+ * context.c: the per-worker execution context (struct rp_exec,
+ * thread-local): the I/O buffers (reads, listings and xattr values; the
+ * pseudo-random data writes send), and a per-thread working directory
+ * (unshare(CLONE_FS)) so that the path-based xattr calls can be issued on
+ * single names.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec_i.h"
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
+{
+	size_t c = *cap ? *cap : 65536;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (need > RP_IO_MAX)
+		return -EINVAL;
+	while (c < need)
+		c *= 2;
+	if (posix_memalign(&p, 4096, c))
+		return -ENOMEM;
+	if (random) {
+		uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uint64_t)c, *q = p;
+		size_t i;
+
+		for (i = 0; i < c / 8; i++)
+			q[i] = xorshift(&s);
+	}
+	free(*buf);
+	*buf = p;
+	*cap = c;
+	return 0;
+}
+
+int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out)
+{
+	struct rp_exec *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	x->sh = sh;
+	x->st = st;
+	if (rp_grow_buf(&x->buf, &x->bufcap, DENTS_BUF, false) ||
+	    rp_grow_buf(&x->rnd, &x->rndcap, RND_SIZE, true)) {
+		rp_exec_free(x);
+		return -ENOMEM;
+	}
+	/* A working directory of this thread's own, for the l*xattr calls. */
+	x->own_fs = unshare(CLONE_FS) == 0;
+	*out = x;
+	return 0;
+}
+
+void rp_exec_free(struct rp_exec *x)
+{
+	if (!x)
+		return;
+	rp_exec_drop_dirs(x);
+	free(x->buf);
+	free(x->rnd);
+	free(x);
+}

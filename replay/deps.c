@@ -1,0 +1,226 @@
+/*
+ * deps.c: which worker runs a task, and what it must wait for under the
+ * chosen --order (every dependency points to an op dispatched earlier, so
+ * the lowest pending op can always run: no deadlock):
+ *  - strict: one worker, global start order.
+ *  - thread: a worker per recorded tid; op X waits, for every other worker
+ *    w, for w's last op whose recorded end is <= X's recorded start (w runs
+ *    its ops in order, so all earlier ones are done too). A worker skips
+ *    constraints it already waited for (known[]).
+ *  - resource: a worker per tid; X waits for the last op dispatched before
+ *    it on each of its resources (objects, directory, handles).
+ *  - none: a worker per tid, per-thread order only; ops that run after a
+ *    later-recorded op on the same resource are counted (exec.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fstap/pathmap.h"
+#include "run_i.h"
+
+static struct rp_worker *worker_for(struct run *r, struct tstate *ts, uint32_t tid)
+{
+	if (ts->w)
+		return ts->w;
+	if (r->o->order == RP_ORDER_STRICT) {
+		ts->w = r->nw ? r->w[0] : rp_worker_new(r);
+	} else if (r->nw >= MAX_WORKERS) {
+		/* NEEDSWORK: beyond MAX_WORKERS threads, tids share workers. */
+		ts->w = r->w[tid % r->nw];
+	} else {
+		ts->w = rp_worker_new(r);
+	}
+	return ts->w;
+}
+
+/*
+ * The kernel closes a file (release) on its own when the application's
+ * last reference goes, from no thread of the application (the record has
+ * tid 0, or the kernel flag): that close goes to the worker that opened the
+ * handle, after its other uses. Without this, --order=none would run such
+ * closes on a worker of their own, before the reads they follow.
+ */
+struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp_task *t)
+{
+	unsigned op = t->rec.op;
+	uint64_t key = t->rec.fh + 1;
+
+	if (op == FSTAP_OP_OPEN || op == FSTAP_OP_CREATE || op == FSTAP_OP_OPENDIR) {
+		struct rp_worker *w = worker_for(r, ts, t->rec.tid);
+
+		if (w && key && rp_map_put(&r->fh_owner, key, w->idx))
+			return NULL;
+		return w;
+	}
+	if (op == FSTAP_OP_RELEASE || op == FSTAP_OP_RELEASEDIR) {
+		uint64_t idx;
+
+		/* the recorder leaves a release without a thread (tid 0) unflagged:
+		 * it stands for the application's close, from no thread */
+		if (key && rp_map_del(&r->fh_owner, key, &idx) &&
+		    ((t->rec.flags & FSTAP_RF_KERNEL) || t->rec.tid == 0))
+			return r->w[idx];
+	}
+	return worker_for(r, ts, t->rec.tid);
+}
+
+/*
+ * Records that op wseq of a worker ends at end. The ring answers, for a
+ * start time S that only grows, the last op of the worker ended by S
+ * (deps_thread pops it from the head). A worker's ends are not in order:
+ * a release the kernel sent on its own, routed to the worker that opened
+ * the handle, can end after the worker's next ops do. An op that ends no
+ * later than one dispatched before it makes that one useless (waiting for
+ * the later op waits for both), so it replaces it: the ring keeps ends
+ * increasing, and popping stops at no long op with shorter ones behind.
+ */
+int rp_ends_push(struct ends_ring *e, uint64_t wseq, uint64_t end)
+{
+	while (e->len && e->v[(e->head + e->len - 1) % e->cap].end >= end)
+		e->len--;
+	if (e->len == e->cap) {
+		size_t c = e->cap ? 2 * e->cap : 16, i;
+		__typeof__(e->v) p = malloc(c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < e->len; i++)
+			p[i] = e->v[(e->head + i) % e->cap];
+		free(e->v);
+		e->v = p;
+		e->head = 0;
+		e->cap = c;
+	}
+	e->v[(e->head + e->len++) % e->cap].wseq = wseq;
+	e->v[(e->head + e->len - 1) % e->cap].end = end;
+	return 0;
+}
+
+static uint64_t *known_slot(struct rp_worker *me, unsigned idx)
+{
+	if (idx >= me->nknown) {
+		size_t n = idx + 16;
+		uint64_t *p = realloc(me->known, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + me->nknown, 0, (n - me->nknown) * sizeof(*p));
+		me->known = p;
+		me->nknown = n;
+	}
+	return &me->known[idx];
+}
+
+static int add_dep(struct rp_task *t, struct rp_worker *me, struct rp_worker *w, uint64_t wseq)
+{
+	uint64_t *k;
+
+	if (w == me || !wseq)
+		return 0;
+	k = known_slot(me, w->idx);
+	if (!k)
+		return -ENOMEM;
+	if (*k >= wseq)
+		return 0;
+	*k = wseq;
+	return rp_task_add_dep(t, w, wseq);
+}
+
+/* --order=thread: wait for every other worker's ops that ended before t started. */
+int rp_deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->nw; i++) {
+		struct rp_worker *w = r->w[i];
+		struct ends_ring *e = &w->ends;
+
+		while (e->len && e->v[e->head].end <= t->rec.start_ns) {
+			w->ended = e->v[e->head].wseq;
+			e->head = (e->head + 1) % e->cap;
+			e->len--;
+		}
+		if ((ret = add_dep(t, me, w, w->ended)))
+			return ret;
+	}
+	return 0;
+}
+
+static void add_res(struct rp_task *t, uint64_t key)
+{
+	uint32_t i;
+
+	if (key <= 3 || t->nres == RP_TASK_MAX_RES)
+		return;
+	for (i = 0; i < t->nres; i++)
+		if (t->res[i] == key)
+			return;
+	t->res[t->nres++] = key;
+}
+
+#define RES_OBJ(o) ((o) ? ((uint64_t)(o) << 1) + 2 : 0)
+#define RES_FH(f) (((uint64_t)(f) << 1) + 3)
+
+/* The objects and handles an op touches (before the pathmap learns from it). */
+void rp_resources(struct run *r, struct rp_task *t)
+{
+	const struct fstap_rec *c = &t->rec;
+	const struct fstap_op_info *oi = fstap_op_info(c->op);
+
+	add_res(t, RES_OBJ(c->obj));
+	if (oi && (oi->props & FSTAP_OPP_HANDLE))
+		add_res(t, RES_FH(c->fh));
+	switch (c->op) {
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_CREATE:
+	case FSTAP_OP_GETATTR:
+	case FSTAP_OP_SETATTR:
+		if (c->fh)
+			add_res(t, RES_FH(c->fh));
+		break;
+	case FSTAP_OP_RENAME:
+		add_res(t, RES_OBJ(c->newparent));
+		add_res(t, RES_OBJ(fstap_pathmap_lookup(r->pm, c->obj, c->name)));
+		add_res(t, RES_OBJ(fstap_pathmap_lookup(r->pm, c->newparent, c->newname)));
+		break;
+	case FSTAP_OP_LINK:
+		add_res(t, RES_OBJ(c->newparent));
+		break;
+	case FSTAP_OP_COPY_FILE_RANGE:
+		add_res(t, RES_FH(c->fh2));
+		add_res(t, RES_OBJ(c->obj2));
+		break;
+	default:
+		break;
+	}
+	if (oi && (oi->props & FSTAP_OPP_DIRENT)) {
+		uint64_t child = c->child ? c->child : fstap_pathmap_lookup(r->pm, c->obj, c->name);
+
+		add_res(t, RES_OBJ(child));
+	}
+}
+
+/* --order=resource: wait for the previous op on each of t's resources. */
+int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < t->nres; i++) {
+		uint64_t *v = rp_map_get(&r->res_last, t->res[i]);
+
+		if (v && (ret = add_dep(t, me, r->w[*v & 0xfffff], *v >> 20)))
+			return ret;
+		if ((t->rec.op == FSTAP_OP_RELEASE || t->rec.op == FSTAP_OP_RELEASEDIR) &&
+		    (t->res[i] & 1)) {
+			rp_map_del(&r->res_last, t->res[i], NULL);	/* a handle ends */
+			continue;
+		}
+		if ((ret = rp_map_put(&r->res_last, t->res[i], (me->wseq + 1) << 20 | me->idx)))
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,175 @@
+/*
+ * dispatch.c: one record out of the stage, in global start order: what it
+ * stands for (classify.c) decides whether it is issued; its paths are
+ * resolved from the pathmap as it is before the record, which then learns
+ * from it (learn.c); an issued task gets its worker, its dependencies
+ * (deps.c) and its recorded think time, and goes to the worker's queue.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "fstap/pathmap.h"
+#include "run_i.h"
+
+/* Resolves t's paths from the pathmap as it is before t. */
+static int resolve(struct run *r, struct rp_task *t)
+{
+	const struct fstap_rec *c = &t->rec;
+	const struct fstap_op_info *oi = fstap_op_info(c->op);
+	int n1, n2 = -1;
+	bool two = c->op == FSTAP_OP_RENAME || c->op == FSTAP_OP_LINK;
+
+	(void)oi;
+	n1 = fstap_pathmap_path(r->pm, c->obj, r->p1, sizeof(r->p1));
+	if (two)
+		n2 = fstap_pathmap_path(r->pm, c->newparent, r->p2, sizeof(r->p2));
+	/* An unknown object comes out as "<obj:N>": no leading '/'. */
+	if (n1 < 0 || r->p1[0] != '/' || strlen(r->p1) != (size_t)n1)
+		n1 = -1;
+	if (two && (n2 < 0 || r->p2[0] != '/' || strlen(r->p2) != (size_t)n2))
+		n2 = -1;
+	t->paths = rp_arena_alloc(r->arena, (n1 >= 0 ? (size_t)n1 + 1 : 0) +
+					       (n2 >= 0 ? (size_t)n2 + 1 : 0) + 1);
+	if (!t->paths)
+		return -ENOMEM;
+	if (n1 >= 0) {
+		memcpy(t->paths, r->p1, (size_t)n1 + 1);
+		t->path = t->paths;
+	}
+	if (n2 >= 0) {
+		char *p = t->paths + (n1 >= 0 ? n1 + 1 : 0);
+
+		memcpy(p, r->p2, (size_t)n2 + 1);
+		t->path2 = p;
+	}
+	return 0;
+}
+
+static bool replayed(const struct rp_task *t, struct rp_result *res)
+{
+	unsigned op = t->rec.op;
+
+	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn) {
+		res->not_replayed++;
+		return false;
+	}
+	/* The kernel's own requests are left to the target kernel; releases
+	 * still close the replay's descriptor (the application's close). */
+	if ((t->rec.flags & FSTAP_RF_KERNEL) && op != FSTAP_OP_RELEASE &&
+	    op != FSTAP_OP_RELEASEDIR) {
+		res->kernel_skipped++;
+		return false;
+	}
+	if (op == FSTAP_OP_LOOKUP) {
+		if (t->absorbed) {
+			res->lookups_absorbed++;
+			return false;
+		}
+		res->lookups_issued++;
+	}
+	if (op == FSTAP_OP_WRITE && t->merged) {
+		res->writes_merged++;	/* issued with the first part of its write() */
+		return false;
+	}
+	if (op == FSTAP_OP_GETATTR) {
+		if (t->absorbed) {
+			res->getattrs_absorbed++;
+			return false;
+		}
+		if (t->eof_read)
+			res->getattrs_eof_reads++;
+		else
+			res->getattrs_issued++;
+	}
+	return true;
+}
+
+int rp_dispatch(struct run *r, struct rp_task *t)
+{
+	struct tstate *ts = t->ts;
+	struct rp_worker *w;
+	uint64_t end;
+	bool bump, issue;
+	int ret;
+
+	if (!ts)
+		return -ENOMEM;
+	if (!r->started) {
+		/*
+		 * The run starts with its first operation, not when the first
+		 * window of the trace has been read; paced gaps count from the
+		 * first operation's recorded start, not from the recorder's.
+		 */
+		r->started = true;
+		r->t0 = now_ns();
+		r->origin = t->rec.start_ns;
+	}
+	if (t->tprev || t->tnext || ts->head == t) {
+		/* the rest of a split write() is in the list (the window) */
+		if (t->rec.op == FSTAP_OP_WRITE)
+			rp_merge_split_write(t);
+		/* what the object after it was, below which directory, may
+		 * have been learned only since (a CREATE can come later in the
+		 * file, in another FUSE worker's chunk): by now everything that
+		 * started before it has been read */
+		if (t->rec.op == FSTAP_OP_GETATTR && !t->rec.fh && !t->absorbed)
+			rp_classify(r->attr_stale, &r->parents, t);
+		rp_thread_unlink(ts, t);
+	}
+	if (r->sync_unflagged && (ret = rp_sync_after_write(r, ts, t)))
+		return ret;
+	rp_getattr_by_handle(r, t);
+	/* a third of a trace's records are not issued (absorbed, the
+	 * kernel's): no paths for them unless the directory cache needs them */
+	issue = replayed(t, r->res);
+	bump = rp_changes_dirs(r, &t->rec);
+	if ((issue || bump) && (ret = resolve(r, t)))
+		return ret;
+	if (issue && r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
+		rp_resources(r, t);
+	if (t->rec.op == FSTAP_OP_RENAME && t->rec.result >= 0 && t->rec.newparent) {
+		uint64_t moved = fstap_pathmap_lookup(r->pm, t->rec.obj, t->rec.name);
+
+		if (moved && (ret = rp_map_put(&r->parents, moved, t->rec.newparent)))
+			return ret;
+	}
+	rp_note_root_names(r, &t->rec);
+	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = rp_learn_kind(r, &t->rec)) ||
+	    (ret = rp_learn_open_handle(r, &t->rec)))
+		return ret;
+	if (bump) {
+		r->ns_gen++;	/* what a directory path names may have changed */
+		rp_ns_changes(r, t);
+	}
+	if (!issue) {
+		rp_task_free(t);
+		return 0;
+	}
+	if ((ret = rp_race_check(&r->races, &t->rec, &t->raced)))
+		return ret;
+	t->device = t->rec.op == FSTAP_OP_OPEN && rp_is_device(r, t->rec.obj);
+	if (r->res->divlog)
+		t->comm = rp_comm_of(r, t->rec.pid);
+	w = rp_worker_for_task(r, ts, t);
+	if (!w)
+		return -ENOMEM;
+	t->seq = ++r->seq;
+	t->ns_gen = r->ns_gen - bump;	/* its own paths are from before */
+	if (r->o->order == RP_ORDER_THREAD)
+		ret = rp_deps_thread(r, t, w);
+	else if (r->o->order == RP_ORDER_RESOURCE)
+		ret = rp_deps_resource(r, t, w);
+	if (ret)
+		return ret;
+	end = sat_add(t->rec.start_ns, t->rec.dur_ns);
+	if (!w->prev_end)
+		w->prev_end = r->origin;
+	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
+	if (end > w->prev_end)
+		w->prev_end = end;
+	w->wseq++;
+	if (r->o->order == RP_ORDER_THREAD && (ret = rp_ends_push(&w->ends, w->wseq, end)))
+		return ret;
+	rp_queue_put(w, t);
+	return 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * paths.c: confinement of names and paths, and the directory and final
+ * name an executor's system call is issued at: a single plain entry name,
+ * a path as the pathmap writes it, the directory held from the cache
+ * (dircache.c), and the working directory for the l*xattr calls (the
+ * entry's serial number, not its descriptor number, says which it is).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec_i.h"
+bool rp_name_ok(struct fstap_bytes name)
+{
+	if (!name.len || name.len >= NAME_BUF)
+		return false;
+	if (memchr(name.ptr, '/', name.len) || memchr(name.ptr, '\0', name.len))
+		return false;
+	if ((name.len == 1 && name.ptr[0] == '.') ||
+	    (name.len == 2 && name.ptr[0] == '.' && name.ptr[1] == '.'))
+		return false;
+	return true;
+}
+
+bool rp_path_ok(const char *path)
+{
+	const char *p = path, *e;
+
+	if (!path || path[0] != '/')
+		return false;
+	if (!path[1])
+		return true;
+	while (*p == '/') {
+		p++;
+		e = strchrnul(p, '/');
+		if (e == p || (e - p == 1 && p[0] == '.') ||
+		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p = e;
+	}
+	return *p == '\0';
+}
+
+int rp_name_cstr(struct fstap_bytes b, char *buf)
+{
+	if (!rp_name_ok(b))
+		return RP_E_REFUSED;
+	memcpy(buf, b.ptr, b.len);
+	buf[b.len] = '\0';
+	return 0;
+}
+
+/* The directory and name of an entry operation's entry: dir path + rec name. */
+int rp_entry_at(struct rp_exec *x, const struct rp_task *t, const char *dpath,
+		    struct fstap_bytes name, char *nbuf, int *dfd)
+{
+	int ret = rp_name_cstr(name, nbuf);
+
+	if (ret)
+		return ret;
+	*dfd = rp_dir_hold(x, t, dpath);
+	return *dfd < 0 ? *dfd : 0;
+}
+
+/* The directory and name of the object at t->path ("." in the root for "/"). */
+int rp_obj_at(struct rp_exec *x, const struct rp_task *t, const char *path, char *nbuf,
+		  int *dfd)
+{
+	const char *slash;
+	size_t len;
+
+	if (!path)
+		return RP_E_UNKNOWN;
+	if (!rp_path_ok(path))
+		return RP_E_REFUSED;
+	if (!path[1]) {
+		strcpy(nbuf, ".");
+		strcpy(x->pbuf, "/");
+		*dfd = rp_dir_hold(x, t, "/");
+		return *dfd < 0 ? *dfd : 0;
+	}
+	slash = strrchr(path, '/');
+	len = strlen(slash + 1);
+	if (len >= NAME_BUF || (size_t)(slash - path) >= PATH_BUF)
+		return -ENAMETOOLONG;
+	memcpy(nbuf, slash + 1, len + 1);
+	if (slash == path) {
+		strcpy(x->pbuf, "/");
+	} else {
+		memcpy(x->pbuf, path, (size_t)(slash - path));
+		x->pbuf[slash - path] = '\0';
+	}
+	*dfd = rp_dir_hold(x, t, x->pbuf);
+	return *dfd < 0 ? *dfd : 0;
+}
+
+/*
+ * Makes dfd (the root or a directory the executor holds) this thread's
+ * working directory, for the l*xattr calls.
+ */
+int rp_enter_dir(struct rp_exec *x, int dfd)
+{
+	uint64_t serial = 0;
+	unsigned i;
+
+	if (!x->own_fs)
+		return -ENOTSUP;
+	if (dfd == x->sh->root_fd)
+		serial = 1;
+	for (i = 0; !serial && i < x->nheld; i++)
+		if (x->held[i]->fd == dfd)
+			serial = x->held[i]->serial;
+	if (serial && x->cwd == serial)
+		return 0;
+	if (fchdir(dfd)) {
+		x->cwd = 0;
+		return -errno;
+	}
+	x->cwd = serial;
+	return 0;
+}

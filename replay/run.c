@@ -1,0 +1,322 @@
+/*
+ * run.c: one replay run. The dispatcher (the calling thread) streams the
+ * trace through the reorder window (window.c) and the stage (stage.c) to
+ * dispatch (dispatch.c), which hands tasks to the workers (worker.c); the
+ * run ends when the workers have executed everything, and its statistics
+ * are merged. Also here: what the trace's metadata says about the
+ * recording, and the progress line.
+ *
+ * Memory: the window and the stage hold the records of a window, two when
+ * a thread pauses; the rest grows with threads, live handles and named
+ * objects.
+ *
+ * Not here: the rules of what a request stands for (classify.c), the
+ * system calls (exec.c), the arithmetic of pacing (timing.c) and of
+ * statistics (stats.c), the tasks' memory (task.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fstap/log.h"
+#include "fstap/pathmap.h"
+#include "run_i.h"
+
+static void progress(struct run *r, bool final)
+{
+	uint64_t now = now_ns(), done;
+	size_t i;
+	double s;
+
+	if (!r->o->progress || (!final && now - r->last_progress < 500000000ull))
+		return;
+	r->last_progress = now;
+	for (done = 0, i = 0; i < r->nw; i++)
+		done += atomic_load_explicit(&r->w[i]->done, memory_order_relaxed);
+	s = (double)(now - r->t0) / 1e9;
+	fprintf(stderr, "\rreplay: %llu ops, %.1f s, %.0f ops/s   %s",
+		(unsigned long long)done, s, s > 0 ? (double)done / s : 0.0, final ? "\n" : "");
+	fflush(stderr);
+}
+
+/* The trace's metadata object (NULL if none or not JSON); json_decref it. */
+static json_t *trace_metadata(const struct fstap_reader *rd)
+{
+	const struct fstap_trace_info *info = fstap_reader_info(rd);
+
+	return info->metadata_json ? json_loads(info->metadata_json, 0, NULL) : NULL;
+}
+
+/*
+ * Whether the recording refreshed attributes before every permission check
+ * (its recorder.attr_timeout is 0, as in the default cache mode). A trace
+ * that does not say (hand-made, imported) is taken as not.
+ */
+static bool attrs_stale(const json_t *meta)
+{
+	json_t *v = json_object_get(json_object_get(meta, "recorder"), "attr_timeout");
+
+	return json_is_number(v) && json_number_value(v) == 0;
+}
+
+/*
+ * Whether the recorder flagged the kernel's syncs after synchronous writes
+ * (recorder.sync_writes_flagged), or had none to flag: with direct_io the
+ * kernel does not sync after a write, with writeback_cache the writes are
+ * not the thread's. A trace that does not say is taken as not.
+ */
+static bool syncs_flagged(const json_t *meta)
+{
+	json_t *rec = json_object_get(meta, "recorder");
+
+	return json_is_true(json_object_get(rec, "sync_writes_flagged")) ||
+	       json_is_true(json_object_get(rec, "direct_io")) ||
+	       json_is_true(json_object_get(rec, "writeback_cache"));
+}
+
+/* flush_interval_ns from the trace metadata ("recorder", top level or "options"). */
+static uint64_t flush_interval(const json_t *meta)
+{
+	json_t *v = json_object_get(json_object_get(meta, "recorder"), "flush_interval_ns");
+
+	if (!v)
+		v = json_object_get(meta, "flush_interval_ns");
+	if (!v)
+		v = json_object_get(json_object_get(meta, "options"), "flush_interval_ns");
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : DEFAULT_FLUSH_NS;
+}
+
+/* Reads the whole trace and dispatches it; 0 or -errno (logged). */
+static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
+{
+	struct fstap_rec rec;
+	uint64_t idx = 0, max_start = 0;
+	int ret;
+
+	r->lookahead = window;
+	while ((ret = fstap_reader_next(rd, &rec)) > 0) {
+		struct rp_task *t;
+
+		r->res->records++;
+		if (fstap_op_is_meta(rec.op)) {
+			if (rec.op == FSTAP_OP_STATE_DENTRY)
+				rp_note_root_names(r, &rec);
+			if ((rec.op == FSTAP_OP_STATE_DENTRY || rec.op == FSTAP_OP_STATE_INODE) &&
+			    ((ret = fstap_pathmap_apply(r->pm, &rec)) || (ret = rp_learn_parent(r, &rec))))
+				return fstap_error(ret, "cannot replay: out of memory");
+			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
+			    (ret = rp_map_put(&r->kinds, rec.obj, rp_kind_of_mode(rec.mode))))
+				return fstap_error(ret, "cannot replay: out of memory");
+			if (rec.op == FSTAP_OP_PROCESS && r->res->divlog && (ret = rp_learn_comm(r, &rec)))
+				return fstap_error(ret, "cannot replay: out of memory");
+			continue;
+		}
+		r->res->op_records++;
+		t = rp_task_new(r->arena, &rec);
+		if (!t)
+			return fstap_error(-ENOMEM, "cannot replay: out of memory");
+		t->fileidx = idx++;
+		t->recno = r->res->records - 1;
+		t->marker = rp_write_marker(&rec);
+		if ((ret = rp_learn_parent(r, &rec)) || (ret = rp_window_push(r, t))) {
+			rp_task_free(t);
+			return fstap_error(ret, "cannot replay: out of memory");
+		}
+		if (rec.start_ns > max_start)
+			max_start = rec.start_ns;
+		while (r->nheap && sat_add(r->heap[0].start, window) < max_start)
+			if ((ret = rp_stage(r, rp_window_pop(r))))
+				return fstap_error(ret, "cannot replay: out of memory");
+		if ((ret = rp_unstage(r, false)))
+			return fstap_error(ret, "cannot replay: out of memory");
+		if (!(idx & 4095))
+			progress(r, false);
+	}
+	if (ret < 0)
+		return fstap_error(ret, "cannot replay '%s': %s", r->o->trace,
+				   fstap_reader_errmsg(rd));
+	while (r->nheap)
+		if ((ret = rp_stage(r, rp_window_pop(r))))
+			return fstap_error(ret, "cannot replay: out of memory");
+	if ((ret = rp_unstage(r, true)))
+		return fstap_error(ret, "cannot replay: out of memory");
+	return 0;
+}
+
+static void run_release(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nheap; i++) {
+		struct rp_task *t = r->heap[i].t, *next;
+
+		for (; t; t = next) {
+			next = t->next;
+			rp_task_free(t);
+		}
+	}
+	free(r->heap);
+	rp_free_tasks(r->stage_head);
+	for (i = 0; i < r->tids.cap; i++)
+		if (r->tids.keys[i])
+			free((struct tstate *)(uintptr_t)r->tids.vals[i]);
+	rp_map_release(&r->tids);
+	rp_map_release(&r->res_last);
+	rp_races_release(&r->races);
+	rp_map_release(&r->fh_owner);
+	rp_map_release(&r->kinds);
+	rp_map_release(&r->parents);
+	rp_map_release(&r->sync_fh);
+	rp_map_release(&r->open_fh);
+	rp_map_release(&r->comm_of);
+	for (i = 0; i < r->ncomms; i++)
+		free(r->comms[i]);
+	free(r->comms);
+	fstap_pathmap_free(r->pm);
+	rp_arena_free(r->arena);	/* every task is freed by now */
+}
+
+/*
+ * Sets up r (its result r->res) for the trace rd: its maps, what the
+ * metadata says about the recording. Returns the reorder window.
+ */
+static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
+{
+	const struct rp_options *o = r->o;
+	json_t *meta = trace_metadata(rd);
+	uint64_t window;
+
+	rp_stats_init(&r->res->stats);
+	r->res->order = o->order;
+	r->res->pace_pct = o->pace_pct;
+	r->qdepth = o->queue_depth ? o->queue_depth : DEFAULT_QUEUE;
+	rp_map_init(&r->tids);
+	rp_map_init(&r->res_last);
+	rp_map_init(&r->races);
+	rp_map_init(&r->fh_owner);
+	rp_map_init(&r->kinds);
+	rp_map_init(&r->parents);
+	rp_map_init(&r->sync_fh);
+	rp_map_init(&r->open_fh);
+	rp_map_init(&r->comm_of);
+	r->attr_stale = attrs_stale(meta);
+	r->sync_unflagged = !syncs_flagged(meta);
+	window = o->window_ns ? o->window_ns : sat_add(flush_interval(meta), WINDOW_MARGIN_NS);
+	json_decref(meta);
+	rp_shared_track_order(r->sh, o->order == RP_ORDER_NONE);
+	rp_shared_allow_devices(r->sh, o->devices);
+	return window;
+}
+
+/*
+ * After the workers have ended: what the reader and the workers say, in
+ * r->res; the workers are freed. Returns ret, or a worker's error.
+ */
+static int run_collect(struct run *r, struct fstap_reader *rd, int ret)
+{
+	struct rp_result *res = r->res;
+	char line[256];
+	size_t i;
+
+	res->incomplete = !fstap_reader_complete(rd);
+	res->cut = *fstap_reader_cut(rd);
+	if (!ret && fstap_reader_notice(rd, "replayed", line, sizeof(line)))
+		fstap_warn("%s", line);
+	res->workers = (unsigned)r->nw;
+	res->handles_left = rp_shared_open_handles(r->sh);
+	for (i = 0; i < r->nw; i++) {
+		if (!ret && r->w[i]->err)
+			ret = fstap_error(r->w[i]->err, "cannot start a replay worker");
+		rp_stats_merge(&res->stats, &r->w[i]->stats);
+		rp_worker_free(r->w[i]);
+	}
+	free(r->w);
+	r->w = NULL;
+	for (i = 0; i < FSTAP_OP_NR; i++)
+		res->replayed += res->stats.op[i].count;
+	return ret;
+}
+
+int rp_run(const struct rp_options *o, struct rp_result **out)
+{
+	struct run r = { .o = o };
+	struct fstap_reader *rd = NULL;
+	struct rp_result *res;
+	struct stat st;
+	char *msg = NULL;
+	uint64_t window;
+	int root_fd, ret;
+	mode_t old_umask;
+	size_t i;
+
+	root_fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0 || fstat(root_fd, &st)) {
+		ret = -errno;
+		if (ret == -ENOTDIR)
+			return fstap_error(ret, "'%s' is not a directory", o->dir);
+		return fstap_error(ret, "cannot open directory '%s': %s", o->dir, strerror(-ret));
+	}
+	if ((ret = fstap_reader_open(&rd, o->trace, &msg))) {
+		fstap_error(ret, "%s", msg ? msg : "cannot open trace");
+		free(msg);
+		close(root_fd);
+		return ret;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res || fstap_pathmap_new(&r.pm) || rp_arena_new(&r.arena) ||
+	    rp_shared_new(root_fd, &r.sh)) {
+		free(res);
+		fstap_pathmap_free(r.pm);
+		rp_arena_free(r.arena);
+		fstap_reader_close(rd);
+		close(root_fd);
+		return fstap_error(-ENOMEM, "cannot replay: out of memory");
+	}
+	r.res = res;
+	window = run_setup(&r, rd);
+	ret = o->divlog_max ? rp_divlog_new(o->divlog_max, &res->divlog) : 0;
+	if (ret)
+		fstap_error(ret, "cannot replay: out of memory");
+	rp_shared_set_divlog(r.sh, res->divlog);
+
+	/* Modes and umasks are applied from the record, as the process had them. */
+	old_umask = umask(0);
+	r.t0 = now_ns();
+	r.last_progress = r.t0;
+	if (!ret)
+		ret = feed(&r, rd, window);
+	for (i = 0; i < r.nw; i++)
+		rp_worker_close(r.w[i]);
+	for (i = 0; i < r.nw; i++)
+		pthread_join(r.w[i]->th, NULL);
+	res->elapsed_ns = now_ns() - r.t0;
+	umask(old_umask);
+	progress(&r, true);
+
+	ret = run_collect(&r, rd, ret);
+	run_release(&r);
+	rp_shared_free(r.sh);
+	fstap_reader_close(rd);
+	close(root_fd);
+	if (ret) {
+		rp_result_free(res);
+		return ret;
+	}
+	*out = res;
+	return 0;
+}
+
+void rp_result_free(struct rp_result *r)
+{
+	if (!r)
+		return;
+	rp_stats_release(&r->stats);
+	rp_divlog_free(r->divlog);
+	free(r);
+}

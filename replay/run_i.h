@@ -1,0 +1,219 @@
+/*
+ * run_i.h: the state of one replay run shared by its stages (run.c,
+ * window.c, stage.c, dispatch.c, deps.c, learn.c, worker.c): the
+ * dispatcher's struct run, the workers, and each recorded thread.
+ */
+#ifndef FSTAP_REPLAY_RUN_I_H
+#define FSTAP_REPLAY_RUN_I_H
+
+#include <stdatomic.h>
+
+#include "replay_i.h"
+
+#define DEFAULT_FLUSH_NS 1000000000ull
+#define WINDOW_MARGIN_NS 250000000ull
+#define DEFAULT_QUEUE 1024
+#define MAX_WORKERS 1024
+#define PATHBUF 8192
+
+struct ends_ring {
+	struct { uint64_t wseq, end; } *v;
+	size_t head, len, cap;
+};
+
+struct rp_worker {
+	struct run *run;
+	unsigned idx;
+	pthread_t th;
+	bool started;
+
+	/* queue and progress, protected by mu */
+	pthread_mutex_t mu;
+	pthread_cond_t cv_get, cv_put, cv_done;
+	struct rp_task *head, *tail;
+	unsigned qlen;
+	bool closed;
+	bool sleeping;		/* the worker waits on cv_get */
+	atomic_bool queued;	/* head is not NULL: read without mu while spinning */
+
+	/* written by the worker once per op: a cache line of their own, which
+	 * the dispatcher's writes to the fields around do not take away */
+	_Alignas(64) _Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
+	atomic_uint waiters;	/* threads waiting on cv_done */
+
+	/* dispatcher only */
+	_Alignas(64) uint64_t wseq;	/* ops dispatched to it */
+	struct rp_task *inflight, *inflight_tail;	/* dispatched, not yet freed (dnext) */
+	uint64_t prev_end;	/* recorded end of its latest op, for the gaps */
+	struct ends_ring ends;	/* thread order: dispatched ops not yet ended */
+	uint64_t ended;		/* its last op ended at the current dispatch time */
+	uint64_t *known;	/* known[w]: what this worker already waits for */
+	size_t nknown;
+
+	/* worker thread only */
+	_Alignas(64) struct rp_stats stats;
+	int err;
+};
+
+/* Per recorded thread, dispatcher only. */
+struct tstate {
+	struct rp_worker *w;
+	/* its non-kernel records and write markers still in the heap, in start order */
+	struct rp_task *head, *tail;
+	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
+};
+
+/*
+ * The file is a sequence of chunks, and a chunk is one FUSE worker's
+ * records, which it started one after the other: runs in start order. So
+ * the window is kept as runs (lists linked by ->next) and the heap holds
+ * only each run's head: a few dozen entries rather than every record of
+ * the window, which made sifting the dispatcher's largest cost. The keys
+ * are kept in the heap itself: comparing them touches no task.
+ */
+struct heap_ent {
+	uint64_t start, idx;
+	struct rp_task *t;	/* the head of a run */
+};
+
+struct run {
+	const struct rp_options *o;
+	struct rp_shared *sh;
+	struct fstap_pathmap *pm;
+	struct rp_arena *arena;	/* tasks and their paths */
+	struct rp_worker **w;
+	size_t nw, capw;
+	struct rp_map tids;	/* tid + 1 -> struct tstate * */
+	struct rp_map res_last;	/* resource -> wseq << 20 | worker idx */
+	struct rp_map races;	/* obj -> struct obj_ends * (rp_race_check) */
+	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
+	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
+	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
+	struct rp_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
+	struct rp_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
+	bool attr_stale;	/* the recording did not cache attributes */
+	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
+	struct rp_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
+	char **comms;		/* every name comm_of ever held (owned) */
+	size_t ncomms, capcomms;
+	struct heap_ent *heap;		/* the heads of the window's runs */
+	size_t nheap, capheap;
+	struct rp_task *run_tail;	/* the tail of the newest run */
+	struct rp_task *stage_head, *stage_tail;	/* out of the window, to dispatch */
+	uint64_t lookahead;	/* how long a staged record waits for its thread's next ones */
+	uint64_t seq;
+	uint32_t ns_gen;
+	uint64_t t0;		/* monotonic start of the run: its first dispatch */
+	uint64_t origin;	/* recorded start of the first operation dispatched */
+	bool started;
+	unsigned qdepth;
+	uint64_t last_progress;
+	struct rp_result *res;
+	char p1[PATHBUF], p2[PATHBUF];
+};
+
+static inline uint64_t now_ns(void)
+{
+	return rp_clock_real.now(NULL);
+}
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * Loads the line at p into the cache ahead of its use. GCC 12 takes
+ * __builtin_prefetch for a statement without effect, and its dead code
+ * elimination dropped every prefetch of the worker's loop (and the calls to
+ * a function made only of them): an asm statement is kept as written.
+ */
+static inline void rp_prefetch_line(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+	__builtin_prefetch(p);
+#endif
+}
+
+/*
+ * A task read a window ago is out of the caches by the time it comes out
+ * of it (a window holds tens of megabytes of tasks). Each one is fetched
+ * ahead: when it becomes the head of its run (the few run heads are popped
+ * in turn), and before its dispatch.
+ */
+static inline void rp_prefetch_task(const struct rp_task *t)
+{
+	const char *p = (const char *)t;
+	size_t off;
+
+	for (off = 0; off < sizeof(*t); off += 64)
+		rp_prefetch_line(p + off);
+}
+
+/* What an object is, where known (learn.c). */
+#define KIND_DIR 1
+#define KIND_OTHER 2
+#define KIND_DEVICE 3		/* a character or block device node (not a directory) */
+
+/* ---- window.c ------------------------------------------------------------- */
+
+/* Adds t to the window (0 or -ENOMEM). */
+int rp_window_push(struct run *r, struct rp_task *t);
+/* Takes the earliest record of the window (r->nheap > 0). */
+struct rp_task *rp_window_pop(struct run *r);
+
+/* ---- stage.c -------------------------------------------------------------- */
+
+struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create);
+/* Stages t (out of the window, in start order); 0 or -ENOMEM (t freed). */
+int rp_stage(struct run *r, struct rp_task *t);
+/* Dispatches what the stage releases (all: everything). */
+int rp_unstage(struct run *r, bool all);
+void rp_thread_unlink(struct tstate *ts, struct rp_task *t);
+
+/* ---- dispatch.c ----------------------------------------------------------- */
+
+/* Issues t (or frees it if it is not issued); 0 or -errno. */
+int rp_dispatch(struct run *r, struct rp_task *t);
+
+/* ---- deps.c --------------------------------------------------------------- */
+
+/* The worker that runs t (started if new), or NULL on -ENOMEM. */
+struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp_task *t);
+int rp_ends_push(struct ends_ring *e, uint64_t wseq, uint64_t end);
+int rp_deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me);
+void rp_resources(struct run *r, struct rp_task *t);
+int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me);
+
+/* ---- learn.c -------------------------------------------------------------- */
+
+uint64_t rp_kind_of_mode(uint64_t mode);
+bool rp_is_device(const struct run *r, uint64_t obj);
+/* Whether c may change what directory paths name (a new generation). */
+bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c);
+int rp_learn_kind(struct run *r, const struct fstap_rec *c);
+int rp_learn_parent(struct run *r, const struct fstap_rec *c);
+void rp_note_root_names(struct run *r, const struct fstap_rec *c);
+int rp_learn_open_handle(struct run *r, const struct fstap_rec *c);
+void rp_getattr_by_handle(struct run *r, struct rp_task *t);
+void rp_ns_changes(struct run *r, const struct rp_task *t);
+int rp_sync_after_write(struct run *r, struct tstate *ts, struct rp_task *t);
+int rp_learn_comm(struct run *r, const struct fstap_rec *c);
+const char *rp_comm_of(const struct run *r, uint32_t pid);
+
+/* ---- worker.c ------------------------------------------------------------- */
+
+/* Starts a worker for r, or NULL. */
+struct rp_worker *rp_worker_new(struct run *r);
+/* Closes w's queue: it ends once it has executed what it holds. */
+void rp_worker_close(struct rp_worker *w);
+/* Frees an ended worker. */
+void rp_worker_free(struct rp_worker *w);
+/* Hands t to w (waits while w's queue is full). */
+void rp_queue_put(struct rp_worker *w, struct rp_task *t);
+/* Frees a list of tasks linked by next. */
+void rp_free_tasks(struct rp_task *t);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * stage.c: the records out of the reorder window, waiting to be
+ * dispatched. Each joins its recorded thread's list, where classify.c's
+ * rules see its neighbours, and waits there until the next records of its
+ * thread it depends on join it, or a window more (a thread's last record
+ * before it pauses: nothing more may come).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "run_i.h"
+
+struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create)
+{
+	uint64_t *v = rp_map_get(&r->tids, (uint64_t)tid + 1);
+	struct tstate *ts;
+
+	if (v)
+		return (struct tstate *)(uintptr_t)*v;
+	if (!create)
+		return NULL;
+	ts = calloc(1, sizeof(*ts));
+	if (!ts || rp_map_put(&r->tids, (uint64_t)tid + 1, (uint64_t)(uintptr_t)ts)) {
+		free(ts);
+		return NULL;
+	}
+	return ts;
+}
+
+/*
+ * Appends t to its thread's list and classifies it and the record before
+ * it, whose next record it is. Records come here in global start order
+ * (from the reorder window), so a thread's records arrive in its own order
+ * and t always goes at the tail: each record is classified when it comes
+ * (against the ones before it: a write's marker, the read a getattr with a
+ * handle stands for, the create or opendir before a getattr) and once more
+ * when the next one comes (a lookup or getattr against the call after it).
+ */
+static void thread_append(const struct run *r, struct tstate *ts, struct rp_task *t)
+{
+	struct rp_task *q;
+
+	t->tprev = ts->tail;
+	t->tnext = NULL;
+	if (ts->tail)
+		ts->tail->tnext = t;
+	else
+		ts->head = t;
+	ts->tail = t;
+	if (!t->marker && (q = rp_op_prev(t)))
+		rp_classify(r->attr_stale, &r->parents, q);	/* its next record came */
+	rp_classify(r->attr_stale, &r->parents, t);
+}
+
+void rp_thread_unlink(struct tstate *ts, struct rp_task *t)
+{
+	if (t->tprev)
+		t->tprev->tnext = t->tnext;
+	else
+		ts->head = t->tnext;
+	if (t->tnext)
+		t->tnext->tprev = t->tprev;
+	else
+		ts->tail = t->tprev;
+	t->tprev = t->tnext = NULL;
+}
+
+/*
+ * The window's output, in start order: joins its thread's list (its own
+ * requests and the kernel's write markers, the boundaries of its write()
+ * calls), then the stage, where it waits out the lookahead.
+ */
+int rp_stage(struct run *r, struct rp_task *t)
+{
+	struct tstate *ts = rp_tstate_get(r, t->rec.tid, true);
+
+	if (!ts) {
+		rp_task_free(t);
+		return -ENOMEM;
+	}
+	t->ts = ts;
+	if (!(t->rec.flags & FSTAP_RF_KERNEL) || t->marker)
+		thread_append(r, ts, t);
+	t->next = NULL;
+	if (r->stage_tail)
+		r->stage_tail->next = t;
+	else
+		r->stage_head = t;
+	r->stage_tail = t;
+	return 0;
+}
+
+/*
+ * Dispatches the staged records in order, each once it is classified for
+ * good or has waited out the lookahead (a thread's last record before it
+ * pauses: nothing more may come). All of them at the end.
+ */
+int rp_unstage(struct run *r, bool all)
+{
+	struct rp_task *t;
+	int ret;
+
+	while ((t = r->stage_head) &&
+	       (all || rp_classified(t) ||
+		sat_add(t->start_ns, r->lookahead) < r->stage_tail->start_ns)) {
+		r->stage_head = t->next;
+		if (!r->stage_head)
+			r->stage_tail = NULL;
+		else
+			rp_prefetch_task(r->stage_head);	/* the next to dispatch */
+		t->next = NULL;
+		if ((ret = rp_dispatch(r, t)))
+			return ret;
+	}
+	return 0;
+}

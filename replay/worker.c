@@ -1,0 +1,270 @@
+/*
+ * worker.c: the worker pool and the hand-off of tasks to it. Each worker
+ * takes its queue as a list, waits for each task's dependencies (other
+ * workers' progress), paces, executes (exec.c) and counts; the dispatcher
+ * frees what the workers have done.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "run_i.h"
+
+/*
+ * Hand-off between the dispatcher and a worker. A round trip through a
+ * futex costs several microseconds, as much as the system call the worker
+ * replays, so: the worker takes the whole queue at once, spins a little
+ * before it sleeps (the next task usually comes within microseconds), is
+ * woken only when it sleeps, and publishes its progress with an atomic,
+ * taking the lock only when someone waits for it.
+ */
+#define SPIN_NS 20000
+
+/* Spins up to SPIN_NS for *v to reach n; whether it did. */
+static bool spin_until(_Atomic uint64_t *v, uint64_t n)
+{
+	uint64_t until = 0;
+
+	while (atomic_load_explicit(v, memory_order_acquire) < n) {
+		uint64_t t = now_ns();
+
+		if (!until)
+			until = t + SPIN_NS;
+		else if (t >= until)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static void wait_done(struct rp_worker *w, uint64_t n)
+{
+	if (spin_until(&w->done, n))
+		return;
+	pthread_mutex_lock(&w->mu);
+	atomic_fetch_add(&w->waiters, 1);
+	while (atomic_load(&w->done) < n)
+		pthread_cond_wait(&w->cv_done, &w->mu);
+	atomic_fetch_sub(&w->waiters, 1);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void mark_done(struct rp_worker *w)
+{
+	atomic_fetch_add(&w->done, 1);
+	if (atomic_load(&w->waiters)) {
+		pthread_mutex_lock(&w->mu);
+		pthread_cond_broadcast(&w->cv_done);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* Takes every queued task (a list), or NULL when the queue is closed and empty. */
+static struct rp_task *queue_take(struct rp_worker *w)
+{
+	struct rp_task *list;
+	uint64_t until = 0;
+
+	while (!atomic_load_explicit(&w->queued, memory_order_acquire)) {
+		uint64_t t = now_ns();
+
+		if (!until)
+			until = t + SPIN_NS;
+		else if (t >= until)
+			break;
+		sched_yield();
+	}
+	pthread_mutex_lock(&w->mu);
+	while (!w->head && !w->closed) {
+		w->sleeping = true;
+		pthread_cond_wait(&w->cv_get, &w->mu);
+		w->sleeping = false;
+	}
+	list = w->head;
+	w->head = w->tail = NULL;
+	atomic_store_explicit(&w->queued, false, memory_order_relaxed);
+	if (w->qlen >= w->run->qdepth)
+		pthread_cond_signal(&w->cv_put);
+	w->qlen = 0;
+	pthread_mutex_unlock(&w->mu);
+	return list;
+}
+
+void rp_free_tasks(struct rp_task *t)
+{
+	struct rp_task *next;
+
+	for (; t; t = next) {
+		next = t->next;
+		rp_task_free(t);
+	}
+}
+
+/*
+ * Frees w's tasks that it has executed. The worker never writes to a task
+ * (a line it wrote would travel back to the dispatcher's cache to be
+ * freed): it only counts them, in w->done, and the dispatcher, which keeps
+ * its own list of what it handed out, frees up to that count. A block freed
+ * by the thread that allocated it also stays in that thread's malloc cache.
+ */
+static void reclaim(struct rp_worker *w)
+{
+	uint64_t done = atomic_load_explicit(&w->done, memory_order_acquire);
+	struct rp_task *t;
+
+	while ((t = w->inflight) && t->wseq <= done) {
+		w->inflight = t->dnext;
+		rp_task_free(t);
+	}
+	if (!w->inflight)
+		w->inflight_tail = NULL;
+}
+
+/* Reading w->done takes its line from the worker: not at every op. */
+#define RECLAIM_EVERY 32
+
+void rp_queue_put(struct rp_worker *w, struct rp_task *t)
+{
+	t->next = NULL;
+	t->dnext = NULL;
+	t->wseq = w->wseq;
+	if (w->inflight_tail)
+		w->inflight_tail->dnext = t;
+	else
+		w->inflight = t;
+	w->inflight_tail = t;
+	pthread_mutex_lock(&w->mu);
+	while (w->qlen >= w->run->qdepth)
+		pthread_cond_wait(&w->cv_put, &w->mu);
+	if (w->tail)
+		w->tail->next = t;
+	else
+		w->head = t;
+	w->tail = t;
+	w->qlen++;
+	atomic_store_explicit(&w->queued, true, memory_order_release);
+	if (w->sleeping)
+		pthread_cond_signal(&w->cv_get);
+	pthread_mutex_unlock(&w->mu);
+	if (!(w->wseq % RECLAIM_EVERY))
+		reclaim(w);
+}
+
+/*
+ * The tasks after t in a taken list are loaded into this CPU's cache while
+ * t's system call runs: the dispatcher wrote them on another CPU, and
+ * reading one there line by line, when its turn comes, costs as much as a
+ * system call. The one after next is fetched (its pointer is in next,
+ * fetched one task ago), and next's paths (their pointer too).
+ */
+static void prefetch_queued(const struct rp_task *next)
+{
+	if (!next)
+		return;
+	if (next->next)
+		rp_prefetch_task(next->next);
+	if (next->paths)
+		rp_prefetch_line(next->paths);
+}
+
+static void *worker_main(void *arg)
+{
+	struct rp_worker *w = arg;
+	struct run *r = w->run;
+	struct rp_exec *x = NULL;
+	struct rp_pace pace;
+	struct rp_task *t, *list;
+	uint64_t prev_done = r->t0, issued;
+	uint32_t i;
+
+	rp_pace_init(&pace, r->o->pace_pct);
+	/* a paced worker sleeps between ops: a thread's default timer slack
+	 * lets each sleep end up to 50 us late (the schedule lag's p99) */
+	if (pace.pct)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	w->err = rp_exec_new(r->sh, &w->stats, &x);
+	while ((list = queue_take(w))) {
+		rp_prefetch_task(list);
+		while ((t = list)) {
+			list = t->next;
+			prefetch_queued(list);
+			for (i = 0; i < t->ndeps; i++)
+				wait_done(t->deps[i].w, t->deps[i].wseq);
+			if (pace.pct) {
+				uint64_t lag = rp_pace_wait(&pace, &rp_clock_real, prev_done,
+							    t->gap_ns, &issued);
+
+				rp_stats_add_lag(&w->stats, lag);
+			}
+			if (x)
+				rp_exec_run(x, t);
+			if (pace.pct)
+				prev_done = now_ns();
+			mark_done(w);	/* t may be freed from here on */
+		}
+	}
+	rp_exec_free(x);
+	return NULL;
+}
+
+struct rp_worker *rp_worker_new(struct run *r)
+{
+	struct rp_worker *w;
+
+	if (r->nw == r->capw) {
+		size_t c = r->capw ? 2 * r->capw : 16;
+		struct rp_worker **p = realloc(r->w, c * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		r->w = p;
+		r->capw = c;
+	}
+	w = aligned_alloc(_Alignof(struct rp_worker), sizeof(*w));	/* its lines: see done */
+	if (!w)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->run = r;
+	w->idx = (unsigned)r->nw;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_get, NULL);
+	pthread_cond_init(&w->cv_put, NULL);
+	pthread_cond_init(&w->cv_done, NULL);
+	rp_stats_init(&w->stats);
+	if (pthread_create(&w->th, NULL, worker_main, w)) {
+		free(w);
+		return NULL;
+	}
+	w->started = true;
+	r->w[r->nw++] = w;
+	return w;
+}
+
+void rp_worker_close(struct rp_worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->closed = true;
+	pthread_cond_signal(&w->cv_get);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void rp_worker_free(struct rp_worker *w)
+{
+	struct rp_task *t;
+
+	while ((t = w->inflight)) {	/* all executed: the worker has ended */
+		w->inflight = t->dnext;
+		rp_task_free(t);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv_get);
+	pthread_cond_destroy(&w->cv_put);
+	pthread_cond_destroy(&w->cv_done);
+	rp_stats_release(&w->stats);
+	free(w->ends.v);
+	free(w->known);
+	free(w);
+}
