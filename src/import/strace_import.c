@@ -1,12 +1,14 @@
 /*
  * strace_import.c: the driver of `fstap import --from=strace`. Reads the
- * log line by line, joins each <unfinished ...> call with its <... resumed>
- * line (per pid), keeps the processes (thread groups, umask, working
- * directory) and their descriptor tables (shared by CLONE_FILES threads,
- * copied by fork, closed on exec when close-on-exec, and at exit), hands
- * each whole call to strace_calls.c, and prints the summary: what was
- * imported, and by name the calls outside --root and those with no fstap
- * operation. A malformed line is an error naming it, unless
+ * log line by line (the per-pid files of strace -ff merged by time stamp,
+ * each line taken as of its file's pid), joins each <unfinished ...> call
+ * with its <... resumed> line (per pid), keeps the processes (thread
+ * groups, umask, working directory) and their descriptor tables (shared by
+ * CLONE_FILES threads, copied by fork, closed on exec when close-on-exec,
+ * and at exit), hands each whole call to strace_calls.c, and prints the
+ * summary: by name, the calls imported below --root, those outside it,
+ * those with no fstap operation and those on unknown descriptors (every
+ * call in one). A malformed line is an error naming it, unless
  * --skip-bad-lines; a call left unfinished at the end is counted.
  *
  * Times: record times are ns since the first line's time stamp (-tt wraps
