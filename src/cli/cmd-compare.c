@@ -23,6 +23,7 @@
 #include "config.h"
 #include "cli/cmd.h"
 #include "compare/compare.h"
+#include "disk/disk.h"
 #include "fstap/log.h"
 #include "fstap/ops.h"
 #include "fstap/output.h"
@@ -53,6 +54,15 @@ static const char usage[] =
 	"  --image-dir=DIR      where the loop images go (default /var/tmp)\n"
 	"  --image-size=SIZE    size of each image (default: from the trace's initial\n"
 	"                       state and growth, at least 300M for xfs, 128M for btrfs)\n"
+	"  --disk=MODEL[,KEY=VALUE...]\n"
+	"                       serve each image with 'fstap disk --model=MODEL' (hdd,\n"
+	"                       ssd, raid5, none; docs/disk.md) and attach the loop\n"
+	"                       device to it: the file systems run on a modeled\n"
+	"                       device; the table and results.json add its figures\n"
+	"  --log-disk=MODEL[,KEY=VALUE...]\n"
+	"                       the model of the second image that the word @log in\n"
+	"                       a candidate's mkfs or mount options stands for (its\n"
+	"                       device; default: --disk's model, or a plain image)\n"
 	"\n"
 	"What runs:\n"
 	"  --variant=LIST       trace variants: recorded (the default), readdir,\n"
@@ -96,7 +106,7 @@ struct opts {
 	unsigned ncand;
 	const char *variants[MAX_VARIANTS];
 	unsigned nvar;
-	const char *image_dir, *device, *out, *trace;
+	const char *image_dir, *device, *out, *trace, *disk, *log_disk;
 	unsigned long long image_size, cache_limit;
 	unsigned long runs, seed, max_runs;
 	double max_divergence;	/* a share of the operations */
@@ -189,11 +199,29 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+/* --disk models the loop images: not a --device, not a --target. */
+static int check_disk(const struct opts *o)
+{
+	unsigned i;
+
+	if (!o->disk)
+		return 0;
+	if (o->device)
+		return cmd_usage_error("compare", "--disk puts the loop images on a modeled "
+				       "device; it does not go with --device (a real one)");
+	for (i = 0; i < o->ncand; i++)
+		if (o->cand[i].kind == CMP_TARGET)
+			return cmd_usage_error("compare", "--disk puts the loop images on a modeled "
+					       "device; it does not go with --target ('%s' is a "
+					       "mounted directory)", o->cand[i].name);
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_FS = 256, OPT_CAND, OPT_TARGET, OPT_DEVICE, OPT_FORCE, OPT_IMGDIR, OPT_IMGSIZE,
 	       OPT_VARIANT, OPT_RUNS, OPT_ORDER, OPT_PACE, OPT_LIMIT, OPT_OUT, OPT_NOPROG,
-	       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS };
+	       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS, OPT_DISK, OPT_LOGDISK };
 	static const struct option longopts[] = {
 		{ "fs", required_argument, NULL, OPT_FS },
 		{ "candidate", required_argument, NULL, OPT_CAND },
@@ -202,6 +230,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "image-dir", required_argument, NULL, OPT_IMGDIR },
 		{ "image-size", required_argument, NULL, OPT_IMGSIZE },
+		{ "disk", required_argument, NULL, OPT_DISK },
+		{ "log-disk", required_argument, NULL, OPT_LOGDISK },
 		{ "variant", required_argument, NULL, OPT_VARIANT },
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "seed", required_argument, NULL, OPT_SEED },
@@ -259,6 +289,16 @@ static int parse(int argc, char **argv, struct opts *o)
 				return cmd_usage_error("compare", "--image-size must be a size of at "
 						       "least 1M (e.g. 512M, 2G), not '%s'", optarg);
 			break;
+		case OPT_DISK:
+		case OPT_LOGDISK: {
+			struct disk_params dp;
+
+			if (disk_params_parse(optarg, &dp, err, sizeof(err)))
+				return cmd_usage_error("compare", "--%s: %s", ch == OPT_DISK ? "disk"
+						       : "log-disk", err);
+			*(ch == OPT_DISK ? &o->disk : &o->log_disk) = optarg;
+			break;
+		}
 		case OPT_VARIANT:
 			if ((ret = add_variants(o, optarg)))
 				return ret;
@@ -350,6 +390,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		o->variants[o->nvar++] = "recorded";
 	if (o->force && !o->device)
 		return cmd_usage_error("compare", "--force only goes with --device");
+	if ((ret = check_disk(o)))
+		return ret;
 	if (o->device) {
 		unsigned i, nimg = 0;
 
@@ -566,6 +608,7 @@ static json_t *options_json(const struct opts *o, const struct cmp_trace_size *s
 	json_object_set_new(j, "image_size", o->image_size ? json_integer((json_int_t)o->image_size)
 							   : json_null());
 	json_object_set_new(j, "device", o->device ? json_string(o->device) : json_null());
+	json_object_set_new(j, "disk", o->disk ? json_string(o->disk) : json_null());
 	for (i = 0; i < o->ncand; i++)
 		if (o->cand[i].kind == CMP_IMAGE)
 			json_object_set_new(sizes, o->cand[i].name, json_integer((json_int_t)(
@@ -881,6 +924,7 @@ int cmd_compare(int argc, char **argv)
 	env.image_size = o.image_size;
 	env.size = size;
 	env.device = o.device;
+	env.disk = o.disk;
 	env.replay_args = o.replay_args;
 	env.progress = o.progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 

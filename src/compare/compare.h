@@ -225,6 +225,7 @@ struct cmp_env {
 	uint64_t image_size;	/* 0: per fstype from size */
 	struct cmp_trace_size size;
 	const char *device;	/* --device, or NULL */
+	const char *disk;	/* --disk: the images on a modeled device (MODEL[,K=V...]), or NULL */
 	char *const *replay_args;	/* extra replay options (NULL-terminated) */
 	bool progress;		/* a progress line on stderr */
 	unsigned row_no, nrows;	/* for the progress line */
@@ -262,5 +263,29 @@ int cmp_spawn(char *const argv[], const char *log, const char *out_path, char *r
 	      size_t rlen);
 /* The full path of an executable found in PATH, /usr/sbin or /sbin, or NULL (malloc'd). */
 char *cmp_which(const char *prog);
+
+/* ---- --disk: the images on a modeled device (disk.c) ------------------- */
+
+enum { CMP_DISK_DATA, CMP_DISK_LOG, CMP_DISK_TAGS };
+
+/*
+ * Serves image with `fstap disk --model=spec` (tag: the data image or the
+ * log image of a run) and waits until it does: the file to attach a loop
+ * device to in served. 0, or -1 with the reason.
+ */
+int cmp_disk_up(const struct cmp_env *env, unsigned tag, const char *spec, const char *image,
+		const char *log, char *served, size_t len, char *reason, size_t rlen);
+/* The daemons' statistics before (false) and after (true) the replay. */
+void cmp_disk_mark(bool after);
+/* Stops the daemons (their loop devices detached): idempotent. */
+void cmp_disk_down(void);
+/*
+ * Sets the run's "disk" (and "log_disk") object: model, replay (its
+ * share of the statistics), run (the daemon's at exit); run NULL: the run
+ * did not complete. Then forgets the statistics.
+ */
+void cmp_disk_take(json_t *run);
+/* The table's section of the modeled disk's figures (the median runs). */
+void cmp_disk_section(FILE *f, const struct cmp_results *res, int cw, int vw);
 
 #endif

@@ -350,6 +350,7 @@ void cmp_cleanup(void)
 		cmp_remove_tree(live.rmtree);
 		live.rmtree[0] = '\0';
 	}
+	cmp_disk_down();
 }
 
 /* ---- one row ------------------------------------------------------------ */
@@ -395,7 +396,7 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 		    const char *image, const char *mnt, unsigned run, unsigned runs)
 {
 	const struct cmp_candidate *c = row->cand;
-	char reason[sizeof(row->reason)], out[PATH_MAX], dev[64];
+	char reason[sizeof(row->reason)], out[PATH_MAX], dev[64], served[PATH_MAX];
 	char mkfs[64], flags[32], *opts, *argv[64];
 	unsigned n = 0;
 	int rc;
@@ -407,11 +408,14 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 		progress(env, row, run, runs, "loop image");
 		if (make_image(image, size, reason, sizeof(reason)))
 			goto fail;
+		if (env->disk && cmp_disk_up(env, CMP_DISK_DATA, env->disk, image, log, served,
+					     sizeof(served), reason, sizeof(reason)))
+			goto fail;
 		snprintf(out, sizeof(out), "%s/losetup.out", env->workdir);
 		argv[0] = (char *)"losetup";
 		argv[1] = (char *)"--find";
 		argv[2] = (char *)"--show";
-		argv[3] = (char *)image;
+		argv[3] = env->disk ? served : (char *)image;
 		argv[4] = NULL;
 		rc = cmp_spawn(argv, log, out, reason, sizeof(reason));
 		/* Even a killed losetup may have attached: read what it printed. */
@@ -539,10 +543,12 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	argv[n++] = (char *)trace;
 	argv[n++] = target;
 	argv[n] = NULL;
+	cmp_disk_mark(false);
 	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason))) {
 		cmp_row_fail(row, "%s", reason);
 		return -1;
 	}
+	cmp_disk_mark(true);
 	root = json_load_file(json, 0, &jerr);
 	runs_j = json_object_get(root, "runs");
 	ret = cmp_run_from_json(json_array_get(runs_j, 0), &r);
@@ -567,8 +573,11 @@ int cmp_run_once(const struct cmp_env *env, struct cmp_row *row, const char *tra
 	snprintf(log, sizeof(log), "%s/%s-%s.log", env->logdir, row->cand->name, row->variant);
 	snprintf(image, sizeof(image), "%s/%s.img", env->workdir, row->cand->name);
 	if (!row->failed && !cmp_interrupted) {
+		unsigned had = row->nruns;
+
 		one_run(env, row, trace, log, image, run, runs);
 		cmp_cleanup();
+		cmp_disk_take(row->nruns > had ? row->runs[row->nruns - 1].raw : NULL);
 		if (row->cand->kind == CMP_IMAGE)
 			unlink(image);
 	}

@@ -9,7 +9,8 @@ libcompare_a_SOURCES = \
 	src/compare/stats.c \
 	src/compare/verdict.c \
 	src/compare/render.c \
-	src/compare/lifecycle.c
+	src/compare/lifecycle.c \
+	src/compare/disk.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-compare.c

@@ -237,6 +237,7 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 	verdict_notes(f, res);
 
 	divergence_section(f, res, cw, vw);
+	cmp_disk_section(f, res, cw, vw);
 
 	ntop = cmp_top_ops(res, top, MAX_TOP_OPS);
 	if (ntop && nok) {

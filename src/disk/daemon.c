@@ -11,8 +11,8 @@
  * writes it as JSON on request.
  *
  * The file is served with direct I/O (no page cache in front of the model)
- * and a fixed size: it cannot be truncated, extended, renamed or removed,
- * and nothing else exists under the mount point.
+ * and a fixed size: it cannot be truncated, extended, renamed or removed.
+ * Beside it only DISK_STATS_NAME exists: the statistics so far, as JSON.
  */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 
@@ -43,9 +43,11 @@
 #include "record/stop_i.h"
 
 #define FILE_INO 2
+#define STATS_INO 3		/* STATS_NAME: the statistics so far, as JSON */
 #define MAX_IO (1u << 20)	/* the largest request the kernel sends */
 
 struct disk_session {
+	const struct disk_opts *o;
 	int fd;				/* the image */
 	uint64_t size;			/* its size, fixed while served */
 	const char *name;		/* the served file's name */
@@ -114,15 +116,17 @@ static char *thread_buf(void)
 	return buf;
 }
 
-/* ---- the file system: a root with one file ------------------------------- */
+/* ---- the file system: a root with the file and the statistics ------------ */
+
+static char *stats_snapshot(struct disk_session *s);
 
 static int file_stat(struct disk_session *s, fuse_ino_t ino, struct stat *st)
 {
-	if (ino == FUSE_ROOT_ID) {
+	if (ino == FUSE_ROOT_ID || ino == STATS_INO) {
 		memset(st, 0, sizeof(*st));
-		st->st_ino = FUSE_ROOT_ID;
-		st->st_mode = S_IFDIR | 0755;
-		st->st_nlink = 2;
+		st->st_ino = ino;
+		st->st_mode = ino == STATS_INO ? S_IFREG | 0444 : S_IFDIR | 0755;
+		st->st_nlink = ino == STATS_INO ? 1 : 2;
 		st->st_uid = getuid();
 		st->st_gid = getgid();
 		return 0;
@@ -142,13 +146,16 @@ static void d_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int ret;
 
-	if (parent != FUSE_ROOT_ID || strcmp(name, s->name)) {
+	memset(&e, 0, sizeof(e));
+	if (parent == FUSE_ROOT_ID && !strcmp(name, s->name))
+		e.ino = FILE_INO;
+	else if (parent == FUSE_ROOT_ID && !strcmp(name, DISK_STATS_NAME))
+		e.ino = STATS_INO;
+	if (!e.ino) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	memset(&e, 0, sizeof(e));
-	e.ino = FILE_INO;
-	ret = file_stat(s, FILE_INO, &e.attr);
+	ret = file_stat(s, e.ino, &e.attr);
 	if (ret < 0)
 		fuse_reply_err(req, -ret);
 	else
@@ -187,8 +194,49 @@ static void d_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_
 		fuse_reply_attr(req, &st, 0);
 }
 
+/* The statistics file: a snapshot made at its open, read from fh. */
+static void stats_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	char *json;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	json = stats_snapshot(fuse_req_userdata(req));
+	if (!json) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fi->fh = (uintptr_t)json;
+	fi->direct_io = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void stats_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	const char *json = (const char *)(uintptr_t)fi->fh;
+	size_t len = strlen(json);
+
+	if ((size_t)off >= len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, json + off, len - (size_t)off < size ? len - (size_t)off : size);
+}
+
+static void d_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (ino == STATS_INO)
+		free((char *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
 static void d_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	if (ino == STATS_INO) {
+		stats_open(req, fi);
+		return;
+	}
 	if (ino != FILE_INO) {
 		fuse_reply_err(req, EISDIR);
 		return;
@@ -207,12 +255,16 @@ static void d_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	struct disk_session *s = fuse_req_userdata(req);
-	uint64_t due = arrive(s, DISK_READ, (uint64_t)off, size);
-	char *buf = size <= MAX_IO ? thread_buf() : NULL;
+	uint64_t due;
+	char *buf;
 	ssize_t n;
 
-	(void)ino;
-	(void)fi;
+	if (ino == STATS_INO) {
+		stats_read(req, size, off, fi);
+		return;
+	}
+	due = arrive(s, DISK_READ, (uint64_t)off, size);
+	buf = size <= MAX_IO ? thread_buf() : NULL;
 	n = buf ? pread(s->fd, buf, size, off) : -1;
 	complete(s, due);
 	if (n < 0)
@@ -246,12 +298,17 @@ static void d_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size
 static void d_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	struct disk_session *s = fuse_req_userdata(req);
-	uint64_t due = arrive(s, DISK_FLUSH, 0, 0);
-	int err = fdatasync(s->fd) < 0 ? errno : 0;
+	uint64_t due;
+	int err;
 
-	(void)ino;
 	(void)datasync;
 	(void)fi;
+	if (ino != FILE_INO) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	due = arrive(s, DISK_FLUSH, 0, 0);
+	err = fdatasync(s->fd) < 0 ? errno : 0;
 	complete(s, due);
 	fuse_reply_err(req, err);
 }
@@ -267,7 +324,8 @@ static void d_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
 	struct disk_session *s = fuse_req_userdata(req);
-	const char *names[] = { ".", "..", s->name };
+	const char *names[] = { ".", "..", s->name, DISK_STATS_NAME };
+	const fuse_ino_t inos[] = { FUSE_ROOT_ID, FUSE_ROOT_ID, FILE_INO, STATS_INO };
 	struct stat st = { .st_mode = S_IFREG };
 	char buf[1024];
 	size_t used = 0, n;
@@ -277,8 +335,8 @@ static void d_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
-	for (; off < 3; off++) {
-		st.st_ino = off == 2 ? FILE_INO : FUSE_ROOT_ID;
+	for (; off < 4; off++) {
+		st.st_ino = inos[off];
 		n = fuse_add_direntry(req, buf + used, sizeof(buf) - used, names[off], &st,
 				      off + 1);
 		if (used + n > size || n > sizeof(buf) - used)
@@ -317,6 +375,7 @@ static const struct fuse_lowlevel_ops disk_ops = {
 	.read = d_read,
 	.write = d_write,
 	.flush = d_flush,
+	.release = d_release,
 	.fsync = d_fsync,
 	.readdir = d_readdir,
 	.statfs = d_statfs,
@@ -464,6 +523,24 @@ static json_t *stats_json(const struct stats_view *v)
 	return root;
 }
 
+/* The statistics so far as a JSON text (malloc'd), or NULL. */
+static char *stats_snapshot(struct disk_session *s)
+{
+	struct disk_stats st;
+	struct stats_view v = { .o = s->o, .st = &st };
+	json_t *root;
+	char *text;
+
+	pthread_mutex_lock(&s->lock);
+	st = *disk_model_stats(s->model);
+	pthread_mutex_unlock(&s->lock);
+	v.elapsed_ns = mono_ns() - s->start_ns;
+	root = stats_json(&v);
+	text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(root);
+	return text;
+}
+
 static int write_json(FILE *f, void *arg)
 {
 	json_t *root = stats_json(arg);
@@ -564,7 +641,7 @@ static const char *base_name(const char *path)
 int disk_run(const struct disk_opts *o)
 {
 	const char *const inputs[] = { o->image, NULL };
-	struct disk_session s = { .fd = -1 };
+	struct disk_session s = { .o = o, .fd = -1 };
 	struct stats_view v = { .o = o };
 	struct stat sb;
 	int ret;
@@ -581,6 +658,11 @@ int disk_run(const struct disk_opts *o)
 	if (s.fd < 0)
 		return 1;
 	s.name = base_name(o->image);
+	if (!strcmp(s.name, DISK_STATS_NAME)) {
+		close(s.fd);
+		return fstap_error(1, "image '%s': its name is the statistics file's; rename it",
+				   o->image);
+	}
 	s.size = (uint64_t)lseek(s.fd, 0, SEEK_END);
 	pthread_mutex_init(&s.lock, NULL);
 	if (pthread_key_create(&buf_key, free)) {

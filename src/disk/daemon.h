@@ -12,6 +12,12 @@
 
 #include "disk/disk.h"
 
+/*
+ * MOUNTPOINT/DISK_STATS_NAME: the statistics so far (the --json object),
+ * made when it is opened; read-only.
+ */
+#define DISK_STATS_NAME ".stats.json"
+
 struct disk_opts {
 	const char *image;
 	const char *mountpoint;

@@ -25,6 +25,6 @@ tests_unit_check_disk_model_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_disk_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_disk_model_LDADD = libdisk.a $(CHECK_LIBS) -lm
 
-DISK_TESTS = tests/integration/t4000-disk.sh
+DISK_TESTS = tests/integration/t4000-disk.sh tests/integration/t4010-compare-disk.sh
 TESTS += $(DISK_TESTS)
 EXTRA_DIST += $(DISK_TESTS) docs/disk.md
