@@ -609,6 +609,7 @@ static json_t *options_json(const struct opts *o, const struct cmp_trace_size *s
 							   : json_null());
 	json_object_set_new(j, "device", o->device ? json_string(o->device) : json_null());
 	json_object_set_new(j, "disk", o->disk ? json_string(o->disk) : json_null());
+	json_object_set_new(j, "log_disk", o->log_disk ? json_string(o->log_disk) : json_null());
 	for (i = 0; i < o->ncand; i++)
 		if (o->cand[i].kind == CMP_IMAGE)
 			json_object_set_new(sizes, o->cand[i].name, json_integer((json_int_t)(
@@ -925,6 +926,7 @@ int cmd_compare(int argc, char **argv)
 	env.size = size;
 	env.device = o.device;
 	env.disk = o.disk;
+	env.log_disk = o.log_disk;
 	env.replay_args = o.replay_args;
 	env.progress = o.progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 

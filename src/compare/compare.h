@@ -226,6 +226,7 @@ struct cmp_env {
 	struct cmp_trace_size size;
 	const char *device;	/* --device, or NULL */
 	const char *disk;	/* --disk: the images on a modeled device (MODEL[,K=V...]), or NULL */
+	const char *log_disk;	/* --log-disk: the @log image's model, or NULL (--disk's) */
 	char *const *replay_args;	/* extra replay options (NULL-terminated) */
 	bool progress;		/* a progress line on stderr */
 	unsigned row_no, nrows;	/* for the progress line */
@@ -264,6 +265,11 @@ int cmp_spawn(char *const argv[], const char *log, const char *out_path, char *r
 /* The full path of an executable found in PATH, /usr/sbin or /sbin, or NULL (malloc'd). */
 char *cmp_which(const char *prog);
 
+/* Creates a sparse image file of size bytes (replacing one). 0, or -1 with the reason. */
+int cmp_make_image(const char *path, uint64_t size, char *reason, size_t rlen);
+/* Detaches a loop device (waiting while it is busy); warns on failure. */
+void cmp_loop_detach(const char *dev);
+
 /* ---- --disk: the images on a modeled device (disk.c) ------------------- */
 
 enum { CMP_DISK_DATA, CMP_DISK_LOG, CMP_DISK_TAGS };
@@ -285,6 +291,26 @@ void cmp_disk_down(void);
  * did not complete. Then forgets the statistics.
  */
 void cmp_disk_take(json_t *run);
+/* The word @log in a candidate's mkfs or mount options: a second device. */
+bool cmp_wants_log(const struct cmp_candidate *c);
+/* The size of the @log image. */
+#define CMP_LOG_IMAGE_SIZE (256ull << 20)
+/*
+ * The run's @log device: an image WORKDIR/NAME-log.img, served by fstap
+ * disk with --log-disk's model (or --disk's; with neither, the image
+ * itself), attached to a loop device with direct I/O: its path in dev.
+ * cmp_disk_down() detaches it and deletes the image. 0, or -1 with the reason.
+ */
+int cmp_log_up(const struct cmp_env *env, const struct cmp_candidate *c, const char *log,
+	       char *dev, size_t len, char *reason, size_t rlen);
+/*
+ * Logs what the mounted file system says about its devices (xfs_info for
+ * xfs, dumpe2fs -h DEV for ext*): the external log or journal shows there.
+ */
+void cmp_log_describe(const struct cmp_candidate *c, const char *dev, const char *mnt,
+		      const char *log);
+/* opts with every @log replaced by dev (malloc'd; dies when out of memory). */
+char *cmp_subst_log(const char *opts, const char *dev);
 /* The table's section of the modeled disk's figures (the median runs). */
 void cmp_disk_section(FILE *f, const struct cmp_results *res, int cw, int vw);
 

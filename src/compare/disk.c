@@ -5,8 +5,11 @@
  * loop device is attached to the served file instead of the image. The
  * statistics file of the daemon is read before and after the replay (the
  * replay's share of the device's work); the daemon's JSON at exit gives the
- * whole run's (mkfs and prepare included). cmp_disk_down() stops every
- * daemon once its loop device is detached; cmp_cleanup() calls it.
+ * whole run's (mkfs and prepare included). A candidate whose options name
+ * @log gets a second image for each run, on its own loop device (served by
+ * a daemon of its own with --disk or --log-disk), whose path replaces the
+ * word. cmp_disk_down() detaches that loop device and stops every daemon
+ * once its loop device is detached; cmp_cleanup() calls it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +40,9 @@ static struct {
 } dk[CMP_DISK_TAGS];
 
 static const char *const tag_names[CMP_DISK_TAGS] = { "disk", "log_disk" };
+
+/* The @log image of the run in progress and its loop device. */
+static char log_image[PATH_MAX], log_loop[64];
 
 static void pause_ms(long ms)
 {
@@ -187,6 +193,10 @@ void cmp_disk_down(void)
 	unsigned t;
 	int i;
 
+	if (log_loop[0]) {
+		cmp_loop_detach(log_loop);
+		log_loop[0] = '\0';
+	}
 	for (t = 0; t < CMP_DISK_TAGS; t++) {
 		if (dk[t].pid) {
 			/* the loop device is detached: the daemon unmounts and exits */
@@ -212,6 +222,79 @@ void cmp_disk_down(void)
 			dk[t].mnt[0] = '\0';
 		}
 	}
+	if (log_image[0]) {
+		unlink(log_image);
+		log_image[0] = '\0';
+	}
+}
+
+/* ---- @log ---------------------------------------------------------------- */
+
+bool cmp_wants_log(const struct cmp_candidate *c)
+{
+	return (c->mkfs_opts && strstr(c->mkfs_opts, "@log")) ||
+	       (c->mount_opts && strstr(c->mount_opts, "@log"));
+}
+
+char *cmp_subst_log(const char *opts, const char *dev)
+{
+	size_t n = 0, dl = strlen(dev);
+	const char *p;
+	char *out, *o;
+
+	for (p = opts; (p = strstr(p, "@log")); p += 4)
+		n++;
+	out = malloc(strlen(opts) + n * dl + 1);
+	if (!out)
+		fstap_die("out of memory");
+	for (o = out, p = opts; *p;) {
+		if (!strncmp(p, "@log", 4) && dl) {
+			memcpy(o, dev, dl);
+			o += dl;
+			p += 4;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+int cmp_log_up(const struct cmp_env *env, const struct cmp_candidate *c, const char *log,
+	       char *dev, size_t len, char *reason, size_t rlen)
+{
+	const char *spec = env->log_disk ? env->log_disk : env->disk;
+	char served[PATH_MAX], out[PATH_MAX + 16], *argv[8];
+	int rc;
+	FILE *f;
+
+	snprintf(log_image, sizeof(log_image), "%s/%s-log.img", env->workdir, c->name);
+	if (cmp_make_image(log_image, CMP_LOG_IMAGE_SIZE, reason, rlen))
+		return -1;
+	if (spec && cmp_disk_up(env, CMP_DISK_LOG, spec, log_image, log, served, sizeof(served),
+				reason, rlen))
+		return -1;
+	snprintf(out, sizeof(out), "%s/losetup-log.out", env->workdir);
+	argv[0] = (char *)"losetup";
+	argv[1] = (char *)"--direct-io=on";
+	argv[2] = (char *)"--find";
+	argv[3] = (char *)"--show";
+	argv[4] = spec ? served : log_image;
+	argv[5] = NULL;
+	rc = cmp_spawn(argv, log, out, reason, rlen);
+	/* even a killed losetup may have attached: read what it printed */
+	dev[0] = '\0';
+	f = fopen(out, "re");
+	if (f) {
+		if (fgets(dev, (int)len, f))
+			dev[strcspn(dev, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!strncmp(dev, "/dev/", 5))
+		snprintf(log_loop, sizeof(log_loop), "%s", dev);
+	if (!rc && !log_loop[0])
+		snprintf(reason, rlen, "losetup printed no device for the @log image");
+	return rc || !log_loop[0] ? -1 : 0;
 }
 
 void cmp_disk_take(json_t *run)
@@ -278,4 +361,24 @@ void cmp_disk_section(FILE *f, const struct cmp_results *res, int cw, int vw)
 			jnum(d, "bytes", "write") / 1048576.0, jnum(d, "requests", "flush"),
 			jnum(d, "seeks", NULL), jnum(d, "busy_ns", NULL) / 1e9);
 	}
+}
+
+void cmp_log_describe(const struct cmp_candidate *c, const char *dev, const char *mnt,
+		      const char *log)
+{
+	char reason[256], *argv[4];
+
+	if (!strcmp(c->fstype, "xfs")) {
+		argv[0] = (char *)"xfs_info";
+		argv[1] = (char *)mnt;
+	} else if (!strncmp(c->fstype, "ext", 3)) {
+		argv[0] = (char *)"dumpe2fs";
+		argv[1] = (char *)"-h";
+	} else {
+		return;
+	}
+	argv[2] = !strcmp(c->fstype, "xfs") ? NULL : (char *)dev;
+	argv[3] = NULL;
+	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason)))
+		fstap_debug("%s", reason);
 }

@@ -291,7 +291,7 @@ static void unmount(const char *mnt)
 		fstap_warn("cannot detach '%s': %s", mnt, strerror(errno));
 }
 
-static void detach_loop(const char *dev)
+void cmp_loop_detach(const char *dev)
 {
 	int fd = open(dev, O_RDONLY | O_CLOEXEC), i;
 
@@ -343,7 +343,7 @@ void cmp_cleanup(void)
 		live.mnt[0] = '\0';
 	}
 	if (live.loopdev[0]) {
-		detach_loop(live.loopdev);
+		cmp_loop_detach(live.loopdev);
 		live.loopdev[0] = '\0';
 	}
 	if (live.rmtree[0]) {
@@ -374,7 +374,7 @@ static void split_words(char *s, char **argv, unsigned *n, unsigned max)
 		argv[(*n)++] = w;
 }
 
-static int make_image(const char *path, uint64_t size, char *reason, size_t rlen)
+int cmp_make_image(const char *path, uint64_t size, char *reason, size_t rlen)
 {
 	int fd;
 
@@ -396,7 +396,8 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 		    const char *image, const char *mnt, unsigned run, unsigned runs)
 {
 	const struct cmp_candidate *c = row->cand;
-	char reason[sizeof(row->reason)], out[PATH_MAX], dev[64], served[PATH_MAX];
+	char reason[sizeof(row->reason)], out[PATH_MAX], dev[64], served[PATH_MAX], logdev[64];
+	char *mopts;
 	char mkfs[64], flags[32], *opts, *argv[64];
 	unsigned n = 0;
 	int rc;
@@ -406,7 +407,7 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 		FILE *f;
 
 		progress(env, row, run, runs, "loop image");
-		if (make_image(image, size, reason, sizeof(reason)))
+		if (cmp_make_image(image, size, reason, sizeof(reason)))
 			goto fail;
 		if (env->disk && cmp_disk_up(env, CMP_DISK_DATA, env->disk, image, log, served,
 					     sizeof(served), reason, sizeof(reason)))
@@ -416,7 +417,8 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 		argv[1] = (char *)"--find";
 		argv[2] = (char *)"--show";
 		argv[3] = env->disk ? served : (char *)image;
-		argv[4] = NULL;
+		argv[4] = env->disk ? (char *)"--direct-io=on" : NULL;
+		argv[5] = NULL;
 		rc = cmp_spawn(argv, log, out, reason, sizeof(reason));
 		/* Even a killed losetup may have attached: read what it printed. */
 		dev[0] = '\0';
@@ -437,12 +439,16 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 	} else {
 		snprintf(dev, sizeof(dev), "%s", env->device);
 	}
+	logdev[0] = '\0';
+	if (cmp_wants_log(c) && cmp_log_up(env, c, log, logdev, sizeof(logdev), reason,
+					   sizeof(reason)))
+		goto fail;
 
 	progress(env, row, run, runs, "mkfs");
 	n = 0;
 	snprintf(mkfs, sizeof(mkfs), "mkfs.%s", c->fstype);
 	snprintf(flags, sizeof(flags), "%s", cmp_mkfs_force_flags(c->fstype));
-	opts = strdup(c->mkfs_opts);
+	opts = cmp_subst_log(c->mkfs_opts, logdev);
 	if (!opts)
 		fstap_die("out of memory");
 	argv[n++] = mkfs;
@@ -466,15 +472,20 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 	argv[n++] = (char *)"mount";
 	argv[n++] = (char *)"-t";
 	argv[n++] = c->fstype;
-	if (*c->mount_opts) {
+	mopts = cmp_subst_log(c->mount_opts, logdev);
+	if (*mopts) {
 		argv[n++] = (char *)"-o";
-		argv[n++] = c->mount_opts;
+		argv[n++] = mopts;
 	}
 	argv[n++] = dev;
 	argv[n++] = (char *)mnt;
 	argv[n] = NULL;
-	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason)))
+	rc = cmp_spawn(argv, log, NULL, reason, sizeof(reason));
+	free(mopts);
+	if (rc)
 		goto fail;
+	if (logdev[0])
+		cmp_log_describe(c, dev, mnt, log);
 	return 0;
 fail:
 	cmp_row_fail(row, "%s", reason);

@@ -36,7 +36,7 @@ grep -E "^ext4 +recorded +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9
 	"$T/table" >/dev/null || fail "no disk figures for ext4: $(cat "$T/table")"
 expect_grep "$T/res/logs/ext4-recorded.log" "disk -q --model=hdd,rpm=10000 --json="
 expect_grep "$T/res/logs/ext4-recorded.log" "losetup --find --show $IMG/fstap-compare."
-grep -E "^\\$ losetup .*/disk/ext4\\.img$" "$T/res/logs/ext4-recorded.log" >/dev/null ||
+grep -E "^\\$ losetup .*--direct-io=on" "$T/res/logs/ext4-recorded.log" | grep -E "/disk/ext4\\.img( |$)" >/dev/null ||
 	fail "the loop device is not on the served file: $(grep losetup "$T/res/logs/ext4-recorded.log")"
 compare_released "after the runs" "$IMG"
 
@@ -63,6 +63,35 @@ for run in runs:
     assert 0 < rp["elapsed_ns"] < whole["elapsed_ns"], d
     assert sum(rp["queue_depth"].values()) == sum(rp["requests"].values()), rp
 EOF
+
+# --- @log: an xfs with its log on a second modeled device -------------------------
+if command -v mkfs.xfs >/dev/null 2>&1 && command -v xfs_info >/dev/null 2>&1; then
+	expect_exit 0 "$FSTAP" compare --candidate='xfs-extlog:xfs:-l logdev=@log,size=64m:logdev=@log' \
+		--disk=hdd --log-disk=ssd --runs=1 --image-dir="$IMG" --no-progress \
+		--out="$T/reslog" "$TR"
+	L=$T/reslog/logs/xfs-extlog-recorded.log
+	grep -E '^\$ mkfs\.xfs -f -q -l logdev=/dev/loop[0-9]+,size=64m /dev/loop[0-9]+$' "$L" \
+		>/dev/null || fail "mkfs.xfs without the log device: $(grep mkfs "$L")"
+	grep -E '^\$ mount -t xfs -o logdev=/dev/loop[0-9]+ /dev/loop' "$L" >/dev/null ||
+		fail "mount without the log device: $(grep mount "$L")"
+	# the log really is on the second device: xfs_info says so
+	logdev=$(sed -n 's/^log *=\(\/dev\/loop[0-9]*\) .*/\1/p' "$L")
+	datadev=$(sed -n 's/^meta-data=\(\/dev\/loop[0-9]*\) .*/\1/p' "$L")
+	[ -n "$logdev" ] && [ -n "$datadev" ] && [ "$logdev" != "$datadev" ] ||
+		fail "xfs_info shows no external log: $(grep -A10 xfs_info "$L")"
+	grep -E "^\\$ losetup --direct-io=on --find --show .*/log_disk/xfs-extlog-log\.img$" "$L" \
+		>/dev/null || fail "the log's loop device is not on its served file"
+	python3 - "$T/reslog/results.json" <<'EOF2' || fail "results.json lacks the log device's figures"
+import json, sys
+res = json.load(open(sys.argv[1]))
+assert res["options"]["log_disk"] == "ssd", res["options"]
+run = res["rows"][0]["runs"][0]
+assert run["disk"]["model"] == "hdd" and run["log_disk"]["model"] == "ssd", run
+# mkfs and mount write the log
+assert run["log_disk"]["run"]["requests"]["write"] > 0, run["log_disk"]
+EOF2
+	compare_released "after the @log run" "$IMG"
+fi
 
 # --- interrupted half-way: everything is undone ----------------------------------
 "$FSTAP" compare --fs=ext4 --disk=hdd --runs=500 --image-dir="$IMG" --no-progress "$TR" \
