@@ -6,18 +6,18 @@
  * themselves, the initial state and the process records are copied.
  *
  * Groups and runs. A thread's records on one file (its lookup in the
- * directory, getattr, open, reads and writes, flush, fsync, xattr calls, and
- * the release of the handles it opened, which arrives without a thread) form
- * that file's group. Consecutive groups of one thread on files of the same
- * directory form a run. Records of the thread between two groups that are
- * part of no group (a getattr of a parent directory, a failed lookup) are
- * neutral: they stay in place between the slots. Inside a group they move
- * with it. A run ends at: a group in another directory, a second visit to a
- * file already in the run (so a file's groups never swap), any record of the
- * thread that changes the file system outside a group or that lists a
- * directory, and any change by another thread to the run's directory or to
- * one of its files. Requests the kernel made on its own belong to no group
- * and stay where they are.
+ * directory, getattr, open, reads and writes, ioctl, flush, fsync, xattr
+ * calls, and the release of the handles it opened, which arrives without a
+ * thread) form that file's group. Consecutive groups of one thread on files
+ * of the same directory form a run. Records of the thread between two
+ * groups that are part of no group (a getattr of a parent directory, a
+ * failed lookup) are neutral: they stay in place between the slots. Inside
+ * a group they move with it. A run ends at: a group in another directory,
+ * a second visit to a file already in the run (so a file's groups never
+ * swap), any record of the thread that changes the file system outside a
+ * group or that lists a directory, and any change by another thread to the
+ * run's directory or to one of its files. Requests the kernel made on its
+ * own belong to no group and stay where they are.
  *
  * Times. Slot k of a run is the time span of its k-th group (first start to
  * last end of the thread's records). The group placed in slot k starts where
@@ -112,6 +112,7 @@ static bool group_op(unsigned op)
 	case FSTAP_OP_FSYNC: case FSTAP_OP_FDATASYNC: case FSTAP_OP_ACCESS:
 	case FSTAP_OP_SETXATTR: case FSTAP_OP_GETXATTR: case FSTAP_OP_LISTXATTR:
 	case FSTAP_OP_REMOVEXATTR: case FSTAP_OP_FALLOCATE: case FSTAP_OP_LSEEK:
+	case FSTAP_OP_IOCTL:	/* on the file's handle: isatty() after open(), say */
 		return true;
 	default:
 		return false;
