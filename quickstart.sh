@@ -3,6 +3,8 @@
 # ./build, and run either the demo or the whole test suite.
 #
 #   ./quickstart.sh demo   install dependencies, build, run the demo
+#   ./quickstart.sh demo-disk   ... run the second demo: the news spool's
+#                          order effect on a modeled spinning disk
 #   ./quickstart.sh test   install dependencies, build, run `make check`
 #
 # FSTAP_CONFIGURE_FLAGS adds configure options (CI: --enable-werror).
@@ -12,8 +14,8 @@ set -eu
 cd "$(dirname "$0")"
 what=${1:-}
 case $what in
-demo|test) ;;
-*) echo "usage: ./quickstart.sh demo|test" >&2; exit 2 ;;
+demo|demo-disk|test) ;;
+*) echo "usage: ./quickstart.sh demo|demo-disk|test" >&2; exit 2 ;;
 esac
 
 BUILD_PACKAGES="build-essential autoconf automake libtool pkg-config libfuse3-dev fuse3 \
@@ -41,6 +43,9 @@ make -j"$(nproc)"
 case $what in
 demo)
 	sh ../examples/demo.sh ./fstap
+	;;
+demo-disk)
+	sh ../examples/demo-disk.sh ./fstap
 	;;
 test)
 	make -j"$(nproc)" check

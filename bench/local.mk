@@ -26,7 +26,7 @@ EXTRA_DIST += bench/replay-overhead.sh bench/replay-timing.sh
 noinst_PROGRAMS += disk-expect
 disk_expect_SOURCES = bench/disk-expect.c
 disk_expect_LDADD = libdisk.a -lm
-EXTRA_DIST += bench/disk-model.sh
+EXTRA_DIST += bench/disk-model.sh bench/seed-spool.sh
 # bench/compare-calibration.sh: false alarms of compare's verdicts (A/A) and
 # the share of a known slowdown (-o sync) found (docs/PERFORMANCE.md)
 EXTRA_DIST += bench/compare-calibration.sh

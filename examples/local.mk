@@ -13,4 +13,4 @@ examples_index_update_SOURCES = examples/index-update.c $(EXAMPLES_COMMON)
 examples_samba_xattr_SOURCES = examples/samba-xattr.c $(EXAMPLES_COMMON)
 examples_mdtest_SOURCES = examples/mdtest.c $(EXAMPLES_COMMON)
 examples_mixed_SOURCES = examples/mixed.c $(EXAMPLES_COMMON)
-EXTRA_DIST += examples/README.md examples/demo.sh examples/traces/small.jsonl
+EXTRA_DIST += examples/README.md examples/demo.sh examples/demo-disk.sh examples/traces/small.jsonl

@@ -25,6 +25,7 @@ tests_unit_check_disk_model_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_disk_model_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_disk_model_LDADD = libdisk.a $(CHECK_LIBS) -lm
 
-DISK_TESTS = tests/integration/t4000-disk.sh tests/integration/t4010-compare-disk.sh
+DISK_TESTS = tests/integration/t4000-disk.sh tests/integration/t4010-compare-disk.sh \
+	tests/integration/t4020-seed-spool.sh
 TESTS += $(DISK_TESTS)
-EXTRA_DIST += $(DISK_TESTS) docs/disk.md
+EXTRA_DIST += $(DISK_TESTS) docs/disk.md tests/integration/spool.py
