@@ -3,7 +3,8 @@
  * neighbours in recorded order: which LOOKUPs and GETATTRs the replay's own
  * system calls reproduce (the target kernel's path walk and permission
  * checks), which GETATTR with a handle stands for a read at the end of a
- * file, and which WRITEs are the parts of one write() the kernel split.
+ * file, and which WRITEs are the parts of one write() the kernel split;
+ * from that, what the replay issues (rp_fate).
  * The rules are docs/replay.md's "Semantics"; stage.c keeps each thread's
  * records in order and calls these as neighbours arrive.
  */
@@ -451,4 +452,24 @@ bool rp_classified(const struct rp_task *t)
 	default:
 		return true;
 	}
+}
+
+/* ---- what is issued --------------------------------------------------------- */
+
+enum rp_fate rp_fate(const struct rp_task *t)
+{
+	unsigned op = t->rec.op;
+
+	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn)
+		return RP_FATE_NOT_REPLAYED;
+	/* The kernel's own requests are left to the target kernel; releases
+	 * still close the replay's descriptor (the application's close). */
+	if ((t->rec.flags & FSTAP_RF_KERNEL) && op != FSTAP_OP_RELEASE &&
+	    op != FSTAP_OP_RELEASEDIR)
+		return RP_FATE_KERNEL;
+	if ((op == FSTAP_OP_LOOKUP || op == FSTAP_OP_GETATTR) && t->absorbed)
+		return RP_FATE_ABSORBED;
+	if (op == FSTAP_OP_WRITE && t->merged)
+		return RP_FATE_MERGED;
+	return RP_FATE_ISSUED;
 }

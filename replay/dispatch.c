@@ -45,42 +45,36 @@ static int resolve(struct run *r, struct rp_task *t)
 	return 0;
 }
 
-static bool replayed(const struct rp_task *t, struct rp_result *res)
+/* Counts what t stands for in res (rp_fate); whether it is issued. */
+static bool count_fate(struct rp_result *res, const struct rp_task *t)
 {
-	unsigned op = t->rec.op;
+	bool lookup = t->rec.op == FSTAP_OP_LOOKUP;
 
-	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn) {
+	switch (rp_fate(t)) {
+	case RP_FATE_NOT_REPLAYED:
 		res->not_replayed++;
 		return false;
-	}
-	/* The kernel's own requests are left to the target kernel; releases
-	 * still close the replay's descriptor (the application's close). */
-	if ((t->rec.flags & FSTAP_RF_KERNEL) && op != FSTAP_OP_RELEASE &&
-	    op != FSTAP_OP_RELEASEDIR) {
+	case RP_FATE_KERNEL:
 		res->kernel_skipped++;
 		return false;
-	}
-	if (op == FSTAP_OP_LOOKUP) {
-		if (t->absorbed) {
-			res->lookups_absorbed++;
-			return false;
-		}
-		res->lookups_issued++;
-	}
-	if (op == FSTAP_OP_WRITE && t->merged) {
+	case RP_FATE_MERGED:
 		res->writes_merged++;	/* issued with the first part of its write() */
 		return false;
-	}
-	if (op == FSTAP_OP_GETATTR) {
-		if (t->absorbed) {
-			res->getattrs_absorbed++;
-			return false;
-		}
-		if (t->eof_read)
-			res->getattrs_eof_reads++;
+	case RP_FATE_ABSORBED:
+		if (lookup)
+			res->lookups_absorbed++;
 		else
-			res->getattrs_issued++;
+			res->getattrs_absorbed++;
+		return false;
+	case RP_FATE_ISSUED:
+		break;
 	}
+	if (lookup)
+		res->lookups_issued++;
+	else if (t->rec.op == FSTAP_OP_GETATTR && t->eof_read)
+		res->getattrs_eof_reads++;
+	else if (t->rec.op == FSTAP_OP_GETATTR)
+		res->getattrs_issued++;
 	return true;
 }
 
@@ -104,38 +98,18 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		r->t0 = now_ns();
 		r->origin = t->rec.start_ns;
 	}
-	if (t->tprev || t->tnext || ts->head == t) {
-		/* the rest of a split write() is in the list (the window) */
-		if (t->rec.op == FSTAP_OP_WRITE)
-			rp_merge_split_write(t);
-		/* what the object after it was, below which directory, may
-		 * have been learned only since (a CREATE can come later in the
-		 * file, in another FUSE worker's chunk): by now everything that
-		 * started before it has been read */
-		if (t->rec.op == FSTAP_OP_GETATTR && !t->rec.fh && !t->absorbed)
-			rp_classify(r->attr_stale, &r->parents, t);
-		rp_thread_unlink(ts, t);
-	}
 	if (r->sync_unflagged && (ret = rp_sync_after_write(r, ts, t)))
 		return ret;
 	rp_getattr_by_handle(r, t);
 	/* a third of a trace's records are not issued (absorbed, the
 	 * kernel's): no paths for them unless the directory cache needs them */
-	issue = replayed(t, r->res);
+	issue = count_fate(r->res, t);
 	bump = rp_changes_dirs(r, &t->rec);
 	if ((issue || bump) && (ret = resolve(r, t)))
 		return ret;
 	if (issue && r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
 		rp_resources(r, t);
-	if (t->rec.op == FSTAP_OP_RENAME && t->rec.result >= 0 && t->rec.newparent) {
-		uint64_t moved = fstap_pathmap_lookup(r->pm, t->rec.obj, t->rec.name);
-
-		if (moved && (ret = rp_map_put(&r->parents, moved, t->rec.newparent)))
-			return ret;
-	}
-	rp_note_root_names(r, &t->rec);
-	if ((ret = fstap_pathmap_apply(r->pm, &t->rec)) || (ret = rp_learn_kind(r, &t->rec)) ||
-	    (ret = rp_learn_open_handle(r, &t->rec)))
+	if ((ret = rp_learn_dispatched(r, &t->rec)))
 		return ret;
 	if (bump) {
 		r->ns_gen++;	/* what a directory path names may have changed */

@@ -56,7 +56,7 @@ bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c)
 	return !src || maybe_dir(r, src) || (dst && maybe_dir(r, dst));
 }
 
-int rp_learn_kind(struct run *r, const struct fstap_rec *c)
+static int learn_kind(struct run *r, const struct fstap_rec *c)
 {
 	if (!c->child || c->result < 0)
 		return 0;
@@ -119,7 +119,7 @@ void rp_note_root_names(struct run *r, const struct fstap_rec *c)
 }
 
 /* Which handle of each object is open, as the records are dispatched. */
-int rp_learn_open_handle(struct run *r, const struct fstap_rec *c)
+static int learn_open_handle(struct run *r, const struct fstap_rec *c)
 {
 	uint64_t obj = c->op == FSTAP_OP_CREATE ? c->child : c->obj, *v;
 
@@ -250,4 +250,26 @@ const char *rp_comm_of(const struct run *r, uint32_t pid)
 	const uint64_t *v = rp_map_get(&r->comm_of, (uint64_t)pid + 1);
 
 	return v ? (const char *)(uintptr_t)*v : NULL;
+}
+
+/*
+ * Learns from c as it is dispatched (after its paths were taken): the
+ * directory a rename moves its object to, the root's names, the paths,
+ * what a new object is, which handle is open. 0 or -ENOMEM.
+ */
+int rp_learn_dispatched(struct run *r, const struct fstap_rec *c)
+{
+	int ret;
+
+	if (c->op == FSTAP_OP_RENAME && c->result >= 0 && c->newparent) {
+		uint64_t moved = fstap_pathmap_lookup(r->pm, c->obj, c->name);
+
+		if (moved && (ret = rp_map_put(&r->parents, moved, c->newparent)))
+			return ret;
+	}
+	rp_note_root_names(r, c);
+	if ((ret = fstap_pathmap_apply(r->pm, c)) || (ret = learn_kind(r, c)) ||
+	    (ret = learn_open_handle(r, c)))
+		return ret;
+	return 0;
 }

@@ -381,6 +381,15 @@ bool rp_write_continues(const struct fstap_rec *prev, const struct fstap_rec *w)
  * neighbour was in the list are kept once it has left (been dispatched).
  */
 void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *t);
+/* What a classified task stands for in the replay. */
+enum rp_fate {
+	RP_FATE_ISSUED,		/* its system call(s) are issued */
+	RP_FATE_NOT_REPLAYED,	/* a type that is not (forget, flush: rp_exec_ops) */
+	RP_FATE_KERNEL,		/* the kernel's own request, left to the target's kernel */
+	RP_FATE_ABSORBED,	/* a lookup or getattr another call reproduces */
+	RP_FATE_MERGED,		/* a part of a split write(), issued with the first */
+};
+enum rp_fate rp_fate(const struct rp_task *t);
 /*
  * The first part of a split write() takes the continuations that follow it
  * in its thread's list: adds their sizes and results to t->rec, marks them

@@ -171,7 +171,6 @@ struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create);
 int rp_stage(struct run *r, struct rp_task *t);
 /* Dispatches what the stage releases (all: everything). */
 int rp_unstage(struct run *r, bool all);
-void rp_thread_unlink(struct tstate *ts, struct rp_task *t);
 
 /* ---- dispatch.c ----------------------------------------------------------- */
 
@@ -193,10 +192,9 @@ uint64_t rp_kind_of_mode(uint64_t mode);
 bool rp_is_device(const struct run *r, uint64_t obj);
 /* Whether c may change what directory paths name (a new generation). */
 bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c);
-int rp_learn_kind(struct run *r, const struct fstap_rec *c);
 int rp_learn_parent(struct run *r, const struct fstap_rec *c);
 void rp_note_root_names(struct run *r, const struct fstap_rec *c);
-int rp_learn_open_handle(struct run *r, const struct fstap_rec *c);
+int rp_learn_dispatched(struct run *r, const struct fstap_rec *c);
 void rp_getattr_by_handle(struct run *r, struct rp_task *t);
 void rp_ns_changes(struct run *r, const struct rp_task *t);
 int rp_sync_after_write(struct run *r, struct tstate *ts, struct rp_task *t);

@@ -52,7 +52,7 @@ static void thread_append(const struct run *r, struct tstate *ts, struct rp_task
 	rp_classify(r->attr_stale, &r->parents, t);
 }
 
-void rp_thread_unlink(struct tstate *ts, struct rp_task *t)
+static void thread_unlink(struct tstate *ts, struct rp_task *t)
 {
 	if (t->tprev)
 		t->tprev->tnext = t->tnext;
@@ -91,6 +91,27 @@ int rp_stage(struct run *r, struct rp_task *t)
 }
 
 /*
+ * Takes t, classified for good, out of its thread's list. The rest of a
+ * split write() is in the list (the window). What the object after a
+ * GETATTR was, below which directory, may have been learned only since it
+ * was staged (a CREATE can come later in the file, in another FUSE
+ * worker's chunk): by now everything that started before it has been
+ * read, and it is classified once more.
+ */
+static void release(struct run *r, struct rp_task *t)
+{
+	struct tstate *ts = t->ts;
+
+	if (!(t->tprev || t->tnext || ts->head == t))
+		return;
+	if (t->rec.op == FSTAP_OP_WRITE)
+		rp_merge_split_write(t);
+	if (t->rec.op == FSTAP_OP_GETATTR && !t->rec.fh && !t->absorbed)
+		rp_classify(r->attr_stale, &r->parents, t);
+	thread_unlink(ts, t);
+}
+
+/*
  * Dispatches the staged records in order, each once it is classified for
  * good or has waited out the lookahead (a thread's last record before it
  * pauses: nothing more may come). All of them at the end.
@@ -109,6 +130,7 @@ int rp_unstage(struct run *r, bool all)
 		else
 			rp_prefetch_task(r->stage_head);	/* the next to dispatch */
 		t->next = NULL;
+		release(r, t);
 		if ((ret = rp_dispatch(r, t)))
 			return ret;
 	}
