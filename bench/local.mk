@@ -20,6 +20,7 @@ EXTRA_DIST += bench/replay-fidelity.sh bench/replay-fidelity-count.py
 # whole-run timing error on loop-mounted ext4 (docs/PERFORMANCE.md)
 noinst_PROGRAMS += replay-direct
 replay_direct_SOURCES = bench/replay-direct.c
+replay_direct_LDADD = -lpthread
 EXTRA_DIST += bench/replay-overhead.sh bench/replay-timing.sh
 # bench/disk-model.sh: fio on fstap disk against the model's own figures
 # (disk-expect) and the plain loop device (docs/PERFORMANCE.md)
