@@ -118,6 +118,7 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			continue;
 		}
 		r->res->op_records++;
+		rp_note_thread(r, &rec);
 		t = rp_task_new(r->arena, &rec);
 		if (!t)
 			return fstap_error(-ENOMEM, "cannot replay: out of memory");
@@ -190,7 +191,7 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 {
 	const struct rp_options *o = r->o;
 	json_t *meta = trace_metadata(rd);
-	uint64_t window;
+	uint64_t window, flush;
 
 	rp_stats_init(&r->res->stats);
 	r->res->order = o->order;
@@ -207,7 +208,9 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	rp_map_init(&r->comm_of);
 	r->attr_stale = attrs_stale(meta);
 	r->sync_unflagged = !syncs_flagged(meta);
-	window = o->window_ns ? o->window_ns : sat_add(flush_interval(meta), WINDOW_MARGIN_NS);
+	flush = flush_interval(meta);
+	window = o->window_ns ? o->window_ns : sat_add(flush, WINDOW_MARGIN_NS);
+	r->read_ahead = window > flush ? window - flush : 0;
 	json_decref(meta);
 	rp_shared_track_order(r->sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r->sh, o->devices);
@@ -245,7 +248,7 @@ static int run_collect(struct run *r, struct fstap_reader *rd, int ret)
 
 int rp_run(const struct rp_options *o, struct rp_result **out)
 {
-	struct run r = { .o = o };
+	struct run r = { .o = o, .cwd_fd = -1 };
 	struct fstap_reader *rd = NULL;
 	struct rp_result *res;
 	struct stat st;
@@ -294,8 +297,10 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	for (i = 0; i < r.nw; i++)
 		rp_worker_close(r.w[i]);
 	for (i = 0; i < r.nw; i++)
-		pthread_join(r.w[i]->th, NULL);
+		if (r.w[i]->started)
+			pthread_join(r.w[i]->th, NULL);
 	res->elapsed_ns = now_ns() - r.t0;
+	rp_dispatcher_exec_end(&r);
 	umask(old_umask);
 	progress(&r, true);
 

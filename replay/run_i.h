@@ -25,7 +25,8 @@ struct rp_worker {
 	struct run *run;
 	unsigned idx;
 	pthread_t th;
-	bool started;
+	bool started;		/* its thread runs */
+	bool by_dispatcher;	/* no thread: the dispatcher runs its ops (rp_queue_put) */
 
 	/* queue and progress, protected by mu */
 	pthread_mutex_t mu;
@@ -109,6 +110,12 @@ struct run {
 	unsigned qdepth;
 	uint64_t last_progress;
 	struct rp_result *res;
+	struct rp_exec *x;	/* the dispatcher's, while it runs a worker's ops itself */
+	uint64_t read_ahead;	/* how long after a dispatched op's start all records are read */
+	uint32_t first_tid;	/* the thread of the first operation read (not the kernel's) */
+	bool tid_seen;		/* first_tid is set */
+	bool many_tids;		/* operations of another thread have been read */
+	int cwd_fd;		/* the working directory to go back to after that, or -1 */
 	char p1[PATHBUF], p2[PATHBUF];
 };
 
@@ -207,6 +214,10 @@ const char *rp_comm_of(const struct run *r, uint32_t pid);
 struct rp_worker *rp_worker_new(struct run *r);
 /* Closes w's queue: it ends once it has executed what it holds. */
 void rp_worker_close(struct rp_worker *w);
+/* Notes the thread of c, an operation record just read. */
+void rp_note_thread(struct run *r, const struct fstap_rec *c);
+/* Ends the dispatcher's own execution of a worker's ops, if it ran them. */
+void rp_dispatcher_exec_end(struct run *r);
 /* Frees an ended worker. */
 void rp_worker_free(struct rp_worker *w);
 /* Hands t to w (waits while w's queue is full). */

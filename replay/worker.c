@@ -5,12 +5,15 @@
  * frees what the workers have done.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
+#include "fstap/log.h"
 #include "run_i.h"
 
 /*
@@ -126,8 +129,22 @@ static void reclaim(struct rp_worker *w)
 /* Reading w->done takes its line from the worker: not at every op. */
 #define RECLAIM_EVERY 32
 
+static int worker_start(struct rp_worker *w);
+
 void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 {
+	struct run *r = w->run;
+
+	/* an op the dispatcher may not run itself: w gets its thread (if it can) */
+	if (w->by_dispatcher && (r->many_tids || t->rec.dur_ns >= r->read_ahead))
+		worker_start(w);
+	if (w->by_dispatcher) {
+		if (r->x)
+			rp_exec_run(r->x, t);
+		rp_task_free(t);
+		atomic_store_explicit(&w->done, w->wseq, memory_order_release);
+		return;
+	}
 	t->next = NULL;
 	t->dnext = NULL;
 	t->wseq = w->wseq;
@@ -210,6 +227,65 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static int worker_start(struct rp_worker *w)
+{
+	if (pthread_create(&w->th, NULL, worker_main, w))
+		return -EAGAIN;
+	w->started = true;
+	w->by_dispatcher = false;
+	return 0;
+}
+
+/*
+ * As fast as possible, the first worker has no thread: the dispatcher runs
+ * its ops itself, as they are dispatched, and no hand-off costs a futex
+ * round trip or a cache line travelling between CPUs. The first worker
+ * gets its thread (what the dispatcher ran is done by then) once the trace
+ * has shown another thread's operations, or a second worker is needed, or
+ * before an op that the dispatcher could not run itself safely: one that
+ * may wait for another thread (a FIFO's open waits for its other end), if
+ * that thread's operations could still be unread. An op waits for another
+ * one only if that one started before it ended (in the recording), and
+ * when an op is dispatched every record that started up to read_ahead after
+ * it has been read (the window's margin over the flush interval): so an op
+ * recorded as shorter than read_ahead, in a trace of one thread so far,
+ * waits for no other thread. The dispatcher's execution context changes
+ * its thread's working directory (the l*xattr calls): it goes back at the
+ * end (rp_dispatcher_exec_end).
+ */
+void rp_note_thread(struct run *r, const struct fstap_rec *c)
+{
+	if (c->flags & FSTAP_RF_KERNEL)
+		return;
+	if (!r->tid_seen) {
+		r->first_tid = c->tid;
+		r->tid_seen = true;
+	} else if (c->tid != r->first_tid) {
+		r->many_tids = true;
+	}
+}
+
+static void dispatcher_exec_begin(struct run *r, struct rp_worker *w)
+{
+	r->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w->by_dispatcher = true;
+	w->err = rp_exec_new(r->sh, &w->stats, &r->x);
+}
+
+void rp_dispatcher_exec_end(struct run *r)
+{
+	if (!r->x && r->cwd_fd < 0)
+		return;
+	rp_exec_free(r->x);
+	r->x = NULL;
+	if (r->cwd_fd >= 0) {
+		if (fchdir(r->cwd_fd))
+			fstap_warn("cannot go back to the working directory: %s", strerror(errno));
+		close(r->cwd_fd);
+		r->cwd_fd = -1;
+	}
+}
+
 struct rp_worker *rp_worker_new(struct run *r)
 {
 	struct rp_worker *w;
@@ -234,11 +310,16 @@ struct rp_worker *rp_worker_new(struct run *r)
 	pthread_cond_init(&w->cv_put, NULL);
 	pthread_cond_init(&w->cv_done, NULL);
 	rp_stats_init(&w->stats);
-	if (pthread_create(&w->th, NULL, worker_main, w)) {
+	if (r->nw == 1 && r->w[0]->by_dispatcher && worker_start(r->w[0])) {
 		free(w);
 		return NULL;
 	}
-	w->started = true;
+	if (!r->nw && !r->o->pace_pct) {
+		dispatcher_exec_begin(r, w);
+	} else if (worker_start(w)) {
+		free(w);
+		return NULL;
+	}
 	r->w[r->nw++] = w;
 	return w;
 }

@@ -183,17 +183,38 @@ PARSE = {
 CALL = re.compile(r"^(\d+) +([a-z0-9_]+)\((.*)$")
 
 
+def replay_lines(lines):
+    """The replay's own calls in a strace -f log (fchdir traced): its
+    workers' (every thread but the first, the main one), and the main
+    thread's while it runs operations itself: from its O_PATH open of ".",
+    where it keeps its working directory, to its fchdir back there."""
+    main, cwd_fd = None, None
+    for line in lines:
+        m = re.match(r"^(\d+) ", line)
+        if not m:
+            continue
+        if main is None:
+            main = m.group(1)
+        if m.group(1) == main:
+            if cwd_fd is None:
+                k = re.search(r'"\.", [A-Z_|]*O_PATH[A-Z_|]*\) = (\d+)', line)
+                cwd_fd = k.group(1) if k else None
+                continue
+            if re.search(r"fchdir\(%s<" % cwd_fd, line):
+                cwd_fd = None
+                continue
+        yield line
+
+
 def issued(log):
-    """The replay workers' calls: every thread but the first (the main one)."""
-    main, out = None, []
-    for line in open(log, errors="replace"):
+    """The replay's calls (replay_lines)."""
+    out = []
+    for line in replay_lines(open(log, errors="replace")):
         m = CALL.match(line)
         if not m:
             continue
         pid, name = m.group(1), m.group(2)
-        if main is None:
-            main = pid
-        if pid == main or name not in PARSE:
+        if name not in PARSE:
             continue
         body = line[len(pid):].strip()
         p = PARSE[name].match(body)
@@ -304,17 +325,14 @@ def normalized(log, root, skip_main):
     behaviour flags of opens; the xattr calls without their l/f prefix."""
     root = os.path.realpath(root)
     rel = lambda path: os.path.relpath(os.path.join(cwd, path), root)
-    out, main = [], None
+    out = []
     cwd = root
-    for line in open(log, errors="replace"):
+    lines = open(log, errors="replace")
+    for line in replay_lines(lines) if skip_main else lines:
         m = ANY_CALL.match(line)
         if not m:
             continue
         pid, name, args, res = m.groups()
-        if main is None:
-            main = pid
-        if skip_main and pid == main:
-            continue
         toks = []
         for a in ARG.finditer(args):
             fd_path, string, ptr, word = a.group(2), a.group(3), a.group(4), a.group(5)

@@ -125,6 +125,12 @@ diff -u "$T/want" "$T/got" >&2 || fail "after prepare: the final tree differs"
 [ "$(json_get "$T/p.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
 	fail "after prepare: $(json_get "$T/p.json" 'j["runs"][0]["divergence"]')"
 
+# A report's relative path is the caller's: the replay's l*xattr calls, which
+# it issues from the object's directory, leave the working directory as it was.
+rm -rf "$T/run" && cp -a "$D" "$T/run" && mkdir "$T/cwd"
+(cd "$T/cwd" && "$FSTAP" replay --json=rel.json "$T/t.trace" "$T/run" >/dev/null 2>&1)
+[ -s "$T/cwd/rel.json" ] || fail "--json=rel.json was not written in the working directory"
+
 # Usage errors (2) and failures (1).
 expect_exit 2 "$FSTAP" replay "$T/t.trace" && expect_grep "$T/err" "expected TRACE and DIR"
 expect_exit 2 "$FSTAP" replay --order=random "$T/t.trace" "$T/run" && expect_grep "$T/err" "--order"

@@ -28,7 +28,7 @@ python3 "$SYSCALLS" gen "$T/t.jsonl"
 expect_exit 0 "$FSTAP" import -o "$T/t.trace" "$T/t.jsonl"
 mkdir "$T/mnt/w"
 expect_exit 0 "$FSTAP" prepare "$T/t.trace" "$T/mnt/w"
-TRACED="openat,openat2,open,creat,pwrite64,pread64,write,read,fsync,fdatasync,fallocate,copy_file_range,rename,renameat,renameat2,/xattr$"
+TRACED="openat,openat2,open,creat,pwrite64,pread64,write,read,fsync,fdatasync,fallocate,copy_file_range,rename,renameat,renameat2,fchdir,/xattr$"
 expect_exit 0 traced -f -y -qq -e trace="$TRACED" -o "$T/strace.log" \
 	"$FSTAP" replay --json="$T/r.json" "$T/t.trace" "$T/mnt/w"
 python3 "$SYSCALLS" check "$T/strace.log" >"$T/check" ||
