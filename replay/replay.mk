@@ -23,7 +23,6 @@ libreplay_a_SOURCES = \
 	replay/classify.c \
 	replay/run_i.h \
 	replay/options.c \
-	replay/window.c \
 	replay/stage.c \
 	replay/dispatch.c \
 	replay/deps.c \

@@ -10,8 +10,9 @@
  *  - exec.c (exec_i.h): the executor table, the executors, the
  *    per-worker execution context and the state the workers share.
  *  - classify.c: what each request stands for (absorbed, split writes).
- *  - run.c (run_i.h): one run: reading, reordering (window.c), staging
- *    (stage.c), dispatch, dependencies, workers; options.c its options.
+ *  - run.c (run_i.h): one run: reading and reordering (fstap/sort.h's
+ *    window), staging (stage.c), dispatch, dependencies, workers;
+ *    options.c its options.
  *
  * Nothing here is a contract with other parts of fstap (replay.h is).
  */
@@ -27,6 +28,7 @@
 #include <jansson.h>
 
 #include "fstap/ops.h"
+#include "fstap/sort.h"
 #include "fstap/trace.h"
 #include "replay.h"
 
@@ -209,9 +211,9 @@ struct rp_task {
 	uint64_t wseq;			/* its number in its worker's order */
 	struct rp_task *tprev, *tnext;	/* its thread's records in the stage, by time */
 	struct tstate *ts;		/* its thread (run_i.h), once staged */
-	uint64_t start_ns;		/* rec.start_ns, here: a list walk reads one line */
-	uint64_t fileidx;		/* position in the trace file (ties) */
-	uint64_t next_start, next_idx;	/* the key of next, in the reorder window */
+	/* in the reorder window: key rec.start_ns (here, a list walk reads one
+	 * line), seq its position in the trace file (ties) */
+	struct fstap_witem win;
 	uint64_t seq;			/* global dispatch order */
 	uint64_t gap_ns;		/* recorded think time before it */
 	uint32_t ns_gen;		/* namespace generation (directory cache) */

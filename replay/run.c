@@ -1,6 +1,6 @@
 /*
  * run.c: one replay run. The dispatcher (the calling thread) streams the
- * trace through the reorder window (window.c) and the stage (stage.c) to
+ * trace through the reorder window (fstap/sort.h) and the stage (stage.c) to
  * dispatch (dispatch.c), which hands tasks to the workers (worker.c); the
  * run ends when the workers have executed everything, and its statistics
  * are merged. Also here: what the trace's metadata says about the
@@ -42,6 +42,20 @@ static void progress(struct run *r, bool final)
 	fprintf(stderr, "\rreplay: %llu ops, %.1f s, %.0f ops/s   %s",
 		(unsigned long long)done, s, s > 0 ? (double)done / s : 0.0, final ? "\n" : "");
 	fflush(stderr);
+}
+
+#define TASK_OF(it) ((struct rp_task *)(void *)((char *)(it) - offsetof(struct rp_task, win)))
+
+/* A task as it becomes the head of its run in the window (rp_prefetch_task). */
+static void prefetch_item(const struct fstap_witem *it)
+{
+	rp_prefetch_task(TASK_OF(it));
+}
+
+/* The earliest task of the window (not empty). */
+static struct rp_task *window_pop(struct run *r)
+{
+	return TASK_OF(fstap_window_pop(&r->win));
 }
 
 /* The trace's metadata object (NULL if none or not JSON); json_decref it. */
@@ -122,17 +136,18 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		t = rp_task_new(r->arena, &rec);
 		if (!t)
 			return fstap_error(-ENOMEM, "cannot replay: out of memory");
-		t->fileidx = idx++;
+		t->win.seq = idx++;
 		t->recno = r->res->records - 1;
 		t->marker = rp_write_marker(&rec);
-		if ((ret = rp_learn_parent(r, &rec)) || (ret = rp_window_push(r, t))) {
+		if ((ret = rp_learn_parent(r, &rec)) || (ret = fstap_window_push(&r->win, &t->win))) {
 			rp_task_free(t);
 			return fstap_error(ret, "cannot replay: out of memory");
 		}
 		if (rec.start_ns > max_start)
 			max_start = rec.start_ns;
-		while (r->nheap && sat_add(r->heap[0].start, window) < max_start)
-			if ((ret = rp_stage(r, rp_window_pop(r))))
+		while (!fstap_window_empty(&r->win) &&
+		       sat_add(fstap_window_min_key(&r->win), window) < max_start)
+			if ((ret = rp_stage(r, window_pop(r))))
 				return fstap_error(ret, "cannot replay: out of memory");
 		if ((ret = rp_unstage(r, false)))
 			return fstap_error(ret, "cannot replay: out of memory");
@@ -142,8 +157,8 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 	if (ret < 0)
 		return fstap_error(ret, "cannot replay '%s': %s", r->o->trace,
 				   fstap_reader_errmsg(rd));
-	while (r->nheap)
-		if ((ret = rp_stage(r, rp_window_pop(r))))
+	while (!fstap_window_empty(&r->win))
+		if ((ret = rp_stage(r, window_pop(r))))
 			return fstap_error(ret, "cannot replay: out of memory");
 	if ((ret = rp_unstage(r, true)))
 		return fstap_error(ret, "cannot replay: out of memory");
@@ -154,15 +169,9 @@ static void run_release(struct run *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nheap; i++) {
-		struct rp_task *t = r->heap[i].t, *next;
-
-		for (; t; t = next) {
-			next = t->next;
-			rp_task_free(t);
-		}
-	}
-	free(r->heap);
+	while (!fstap_window_empty(&r->win))
+		rp_task_free(window_pop(r));
+	fstap_window_release(&r->win);
 	rp_free_tasks(r->stage_head);
 	for (i = 0; i < r->tids.cap; i++)
 		if (r->tids.keys[i])
@@ -206,6 +215,8 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	rp_map_init(&r->sync_fh);
 	rp_map_init(&r->open_fh);
 	rp_map_init(&r->comm_of);
+	fstap_window_init(&r->win);
+	r->win.prefetch = prefetch_item;
 	r->attr_stale = attrs_stale(meta);
 	r->sync_unflagged = !syncs_flagged(meta);
 	flush = flush_interval(meta);

@@ -1,6 +1,6 @@
 /*
  * run_i.h: the state of one replay run shared by its stages (run.c,
- * window.c, stage.c, dispatch.c, deps.c, learn.c, worker.c): the
+ * stage.c, dispatch.c, deps.c, learn.c, worker.c): the
  * dispatcher's struct run, the workers, and each recorded thread.
  */
 #ifndef FSTAP_REPLAY_RUN_I_H
@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 
+#include "fstap/sort.h"
 #include "replay_i.h"
 
 #define DEFAULT_FLUSH_NS 1000000000ull
@@ -59,22 +60,9 @@ struct rp_worker {
 /* Per recorded thread, dispatcher only. */
 struct tstate {
 	struct rp_worker *w;
-	/* its non-kernel records and write markers still in the heap, in start order */
+	/* its non-kernel records and write markers still in the stage, in start order */
 	struct rp_task *head, *tail;
 	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
-};
-
-/*
- * The file is a sequence of chunks, and a chunk is one FUSE worker's
- * records, which it started one after the other: runs in start order. So
- * the window is kept as runs (lists linked by ->next) and the heap holds
- * only each run's head: a few dozen entries rather than every record of
- * the window, which made sifting the dispatcher's largest cost. The keys
- * are kept in the heap itself: comparing them touches no task.
- */
-struct heap_ent {
-	uint64_t start, idx;
-	struct rp_task *t;	/* the head of a run */
 };
 
 struct run {
@@ -97,9 +85,7 @@ struct run {
 	struct rp_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
 	char **comms;		/* every name comm_of ever held (owned) */
 	size_t ncomms, capcomms;
-	struct heap_ent *heap;		/* the heads of the window's runs */
-	size_t nheap, capheap;
-	struct rp_task *run_tail;	/* the tail of the newest run */
+	struct fstap_window win;	/* the reorder window (fstap/sort.h) */
 	struct rp_task *stage_head, *stage_tail;	/* out of the window, to dispatch */
 	uint64_t lookahead;	/* how long a staged record waits for its thread's next ones */
 	uint64_t seq;
@@ -163,13 +149,6 @@ static inline void rp_prefetch_task(const struct rp_task *t)
 #define KIND_DIR 1
 #define KIND_OTHER 2
 #define KIND_DEVICE 3		/* a character or block device node (not a directory) */
-
-/* ---- window.c ------------------------------------------------------------- */
-
-/* Adds t to the window (0 or -ENOMEM). */
-int rp_window_push(struct run *r, struct rp_task *t);
-/* Takes the earliest record of the window (r->nheap > 0). */
-struct rp_task *rp_window_pop(struct run *r);
 
 /* ---- stage.c -------------------------------------------------------------- */
 

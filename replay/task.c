@@ -170,53 +170,19 @@ size_t rp_arena_blocks(const struct rp_arena *a)
 
 /* ---- tasks ---------------------------------------------------------------- */
 
-static void put_bytes(uint8_t **p, struct fstap_bytes *b)
-{
-	if (b->len)
-		memcpy(*p, b->ptr, b->len);
-	b->ptr = *p;
-	*p += b->len;
-}
-
 struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec)
 {
-	size_t size = sizeof(struct rp_task), i;
 	struct rp_task *t;
-	struct fstap_dirent *ents;
-	uint8_t *p;
 
-	size += rec->name.len + rec->newname.len + rec->target.len + rec->value.len;
-	size = (size + 7) & ~(size_t)7;
-	size += (size_t)rec->nentries * sizeof(struct fstap_dirent);
-	for (i = 0; i < rec->nentries; i++)
-		size += rec->entries[i].name.len;
-	t = rp_arena_alloc(a, size);
+	/* Only what an executor uses; process and state fields are dropped. */
+	t = rp_arena_alloc(a, sizeof(*t) + fstap_rec_clone_size(rec, FSTAP_CLONE_OP));
 	if (!t)
 		return NULL;
 	memset(t, 0, offsetof(struct rp_task, rec));
 	t->deps = t->dep_inline;
 	t->capdeps = RP_TASK_MAX_RES;
-	t->rec = *rec;
-	t->start_ns = rec->start_ns;
-	/* Only what an executor uses; process and state fields are dropped. */
-	t->rec.comm = t->rec.cmdline = (struct fstap_bytes){ 0 };
-	t->rec.xattrs = NULL;
-	t->rec.extents = NULL;
-	t->rec.nxattrs = t->rec.nextents = 0;
-	t->rec.xattr_sizes = (struct fstap_u64_list){ 0 };
-	p = (uint8_t *)(t + 1);
-	put_bytes(&p, &t->rec.name);
-	put_bytes(&p, &t->rec.newname);
-	put_bytes(&p, &t->rec.target);
-	put_bytes(&p, &t->rec.value);
-	p = (uint8_t *)t + (((size_t)(p - (uint8_t *)t) + 7) & ~(size_t)7);
-	ents = (struct fstap_dirent *)p;
-	p += (size_t)rec->nentries * sizeof(struct fstap_dirent);
-	for (i = 0; i < rec->nentries; i++) {
-		ents[i] = rec->entries[i];
-		put_bytes(&p, &ents[i].name);
-	}
-	t->rec.entries = rec->nentries ? ents : NULL;
+	t->win.key = rec->start_ns;
+	fstap_rec_clone_into(&t->rec, t + 1, rec, FSTAP_CLONE_OP);
 	return t;
 }
 

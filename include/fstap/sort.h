@@ -15,7 +15,51 @@
 #ifndef FSTAP_SORT_H
 #define FSTAP_SORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "fstap/trace.h"
+
+/*
+ * The reorder window itself, for a caller that keeps its own records (the
+ * replay's tasks, the sorter's copies): items pushed in file order, each
+ * keyed by (key, seq), come out in key order, ties in seq order. A file is
+ * a sequence of chunks and a chunk holds one writer's records, which it
+ * started one after the other: runs in key order. So the window is kept as
+ * runs (lists linked by next) and its heap holds only each run's head: a
+ * few dozen entries rather than every item. The keys are kept in the heap
+ * and in the item before each one: comparing touches no other item.
+ */
+struct fstap_witem {
+	struct fstap_witem *next;	/* the next item of its run */
+	uint64_t key, seq;
+	uint64_t next_key, next_seq;	/* next's key and seq */
+};
+
+struct fstap_window {
+	struct fstap_wrun *heap;	/* the runs' heads, a min-heap */
+	size_t n, cap;
+	struct fstap_witem *tail;	/* the tail of the newest run */
+	/* called on an item as it becomes the head of its run, or NULL */
+	void (*prefetch)(const struct fstap_witem *it);
+};
+
+void fstap_window_init(struct fstap_window *w);
+/* Frees the window's own memory (not the items still in it). */
+void fstap_window_release(struct fstap_window *w);
+/* Adds it (key and seq set; seq growing with every push). 0 or -ENOMEM. */
+int fstap_window_push(struct fstap_window *w, struct fstap_witem *it);
+/* Takes the earliest item, or NULL if the window is empty. */
+struct fstap_witem *fstap_window_pop(struct fstap_window *w);
+
+static inline bool fstap_window_empty(const struct fstap_window *w)
+{
+	return !w->n;
+}
+
+/* The earliest key in the window (not empty). */
+uint64_t fstap_window_min_key(const struct fstap_window *w);
 
 struct fstap_sorter;
 
@@ -30,6 +74,21 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec);
 uint64_t fstap_sorter_late(const struct fstap_sorter *s);
 void fstap_sorter_free(struct fstap_sorter *s);
 
+/* What fstap_rec_clone_into copies besides the record itself. */
+enum fstap_clone_parts {
+	FSTAP_CLONE_ALL,	/* everything */
+	FSTAP_CLONE_OP,		/* what an operation's replay uses: name, newname, target,
+				 * value, entries (process and state fields dropped) */
+};
+
+/* The bytes fstap_rec_clone_into writes after the record (8-byte aligned start). */
+size_t fstap_rec_clone_size(const struct fstap_rec *rec, enum fstap_clone_parts parts);
+/*
+ * A deep copy of rec into *dst, its names, entries and arrays in data
+ * (fstap_rec_clone_size(rec, parts) bytes, 8-byte aligned).
+ */
+void fstap_rec_clone_into(struct fstap_rec *dst, void *data, const struct fstap_rec *rec,
+			  enum fstap_clone_parts parts);
 /*
  * A deep copy of rec in one allocation (free() it): names, entries, xattrs
  * and extents included. NULL on ENOMEM.

@@ -1,7 +1,8 @@
 /*
  * trace_sort.c: restores the time order of a trace's records with a
- * bounded reorder window (see sort.h): a binary min-heap of deep-copied
- * records keyed by (start time, file position).
+ * bounded reorder window (see sort.h): the window, a merge of the file's
+ * sorted runs keyed by (start time, file position); the sorter, which
+ * holds deep copies of the records in it; and the deep copy of a record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,25 +11,6 @@
 #include <jansson.h>
 
 #include "fstap/sort.h"
-
-struct held {
-	uint64_t key;		/* start_ns, or the latest start read before it */
-	uint64_t seq;		/* position in the file: ties keep file order */
-	struct fstap_rec *rec;
-};
-
-struct fstap_sorter {
-	struct fstap_reader *r;
-	uint64_t window;
-	uint64_t max_key;	/* the latest start time read so far */
-	uint64_t last_out;	/* key of the last record delivered */
-	uint64_t seq, late;
-	bool eof;
-	int error;
-	struct held *heap;
-	size_t n, cap;
-	struct fstap_rec *out;	/* delivered, freed on the next call */
-};
 
 uint64_t fstap_sort_window_ns(const struct fstap_trace_info *info)
 {
@@ -43,73 +25,225 @@ uint64_t fstap_sort_window_ns(const struct fstap_trace_info *info)
 	return 2 * flush;
 }
 
-static size_t bytes_size(struct fstap_bytes b)
+/* ---- the deep copy of a record ---------------------------------------------- */
+
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+size_t fstap_rec_clone_size(const struct fstap_rec *rec, enum fstap_clone_parts parts)
 {
-	return b.len;
+	size_t size, i;
+
+	size = rec->nentries * sizeof(*rec->entries);
+	size += rec->name.len + rec->newname.len + rec->target.len + rec->value.len;
+	for (i = 0; i < rec->nentries; i++)
+		size += rec->entries[i].name.len;
+	if (parts == FSTAP_CLONE_OP)
+		return size;
+	size = ALIGN8(size) + rec->nxattrs * sizeof(*rec->xattrs) +
+	       rec->nextents * sizeof(*rec->extents) +
+	       rec->xattr_sizes.n * sizeof(*rec->xattr_sizes.v);
+	size += rec->comm.len + rec->cmdline.len;
+	for (i = 0; i < rec->nxattrs; i++)
+		size += rec->xattrs[i].name.len + rec->xattrs[i].value.len;
+	return size;
+}
+
+static void take_bytes(char **p, struct fstap_bytes *b)
+{
+	if (!b->len)
+		return;
+	memcpy(*p, b->ptr, b->len);
+	b->ptr = (const uint8_t *)*p;
+	*p += b->len;
+}
+
+/* n elements of size each from src at *p (aligned), or NULL if none. */
+static void *take_array(char **p, const void *src, size_t n, size_t size)
+{
+	void *dst = *p;
+
+	if (!n)
+		return NULL;
+	memcpy(dst, src, n * size);
+	*p += n * size;
+	return dst;
+}
+
+void fstap_rec_clone_into(struct fstap_rec *dst, void *data, const struct fstap_rec *rec,
+			  enum fstap_clone_parts parts)
+{
+	struct fstap_dirent *ents;
+	struct fstap_xattr *xattrs;
+	char *p = data;
+	size_t i;
+
+	*dst = *rec;
+	/* arrays first (aligned), then the bytes */
+	ents = take_array(&p, rec->entries, rec->nentries, sizeof(*rec->entries));
+	dst->entries = ents;
+	if (parts == FSTAP_CLONE_OP) {
+		dst->comm = dst->cmdline = (struct fstap_bytes){ 0 };
+		dst->xattrs = NULL;
+		dst->extents = NULL;
+		dst->nxattrs = dst->nextents = 0;
+		dst->xattr_sizes = (struct fstap_u64_list){ 0 };
+	} else {
+		xattrs = take_array(&p, rec->xattrs, rec->nxattrs, sizeof(*rec->xattrs));
+		dst->xattrs = xattrs;
+		dst->extents = take_array(&p, rec->extents, rec->nextents, sizeof(*rec->extents));
+		dst->xattr_sizes.v = take_array(&p, rec->xattr_sizes.v, rec->xattr_sizes.n,
+						sizeof(*rec->xattr_sizes.v));
+		take_bytes(&p, &dst->comm);
+		take_bytes(&p, &dst->cmdline);
+		for (i = 0; i < rec->nxattrs; i++) {
+			take_bytes(&p, &xattrs[i].name);
+			take_bytes(&p, &xattrs[i].value);
+		}
+	}
+	take_bytes(&p, &dst->name);
+	take_bytes(&p, &dst->newname);
+	take_bytes(&p, &dst->target);
+	take_bytes(&p, &dst->value);
+	for (i = 0; i < rec->nentries; i++)
+		take_bytes(&p, &ents[i].name);
 }
 
 struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec)
 {
-	size_t size = sizeof(*rec), i;
-	struct fstap_rec *c;
-	char *p;
+	struct fstap_rec *c = malloc(sizeof(*c) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL));
 
-	size += bytes_size(rec->name) + bytes_size(rec->newname) + bytes_size(rec->target) +
-		bytes_size(rec->comm) + bytes_size(rec->cmdline) + bytes_size(rec->value);
-	size += rec->nentries * sizeof(*rec->entries) + rec->nxattrs * sizeof(*rec->xattrs) +
-		rec->nextents * sizeof(*rec->extents) +
-		rec->xattr_sizes.n * sizeof(*rec->xattr_sizes.v);
-	for (i = 0; i < rec->nentries; i++)
-		size += rec->entries[i].name.len;
-	for (i = 0; i < rec->nxattrs; i++)
-		size += rec->xattrs[i].name.len + rec->xattrs[i].value.len;
-	size += 16;	/* alignment slack for the arrays */
-	c = malloc(size);
-	if (!c)
-		return NULL;
-	*c = *rec;
-	p = (char *)(c + 1);
-
-	/* Arrays first (aligned after the struct), then the bytes. */
-#define TAKE_ARRAY(field, n)							\
-	do {									\
-		if (n) {							\
-			memcpy(p, rec->field, (n) * sizeof(*rec->field));	\
-			c->field = (void *)p;					\
-			p += (n) * sizeof(*rec->field);				\
-		} else {							\
-			c->field = NULL;					\
-		}								\
-	} while (0)
-	TAKE_ARRAY(entries, rec->nentries);
-	TAKE_ARRAY(xattrs, rec->nxattrs);
-	TAKE_ARRAY(extents, rec->nextents);
-	TAKE_ARRAY(xattr_sizes.v, rec->xattr_sizes.n);
-#undef TAKE_ARRAY
-
-#define TAKE_BYTES(b)								\
-	do {									\
-		if ((b).len) {							\
-			memcpy(p, (b).ptr, (b).len);				\
-			(b).ptr = (const uint8_t *)p;				\
-			p += (b).len;						\
-		}								\
-	} while (0)
-	TAKE_BYTES(c->name);
-	TAKE_BYTES(c->newname);
-	TAKE_BYTES(c->target);
-	TAKE_BYTES(c->comm);
-	TAKE_BYTES(c->cmdline);
-	TAKE_BYTES(c->value);
-	for (i = 0; i < rec->nentries; i++)
-		TAKE_BYTES(((struct fstap_dirent *)c->entries)[i].name);
-	for (i = 0; i < rec->nxattrs; i++) {
-		TAKE_BYTES(((struct fstap_xattr *)c->xattrs)[i].name);
-		TAKE_BYTES(((struct fstap_xattr *)c->xattrs)[i].value);
-	}
-#undef TAKE_BYTES
+	if (c)
+		fstap_rec_clone_into(c, c + 1, rec, FSTAP_CLONE_ALL);
 	return c;
 }
+
+/* ---- the window: a merge of sorted runs ------------------------------------- */
+
+struct fstap_wrun {
+	uint64_t key, seq;
+	struct fstap_witem *head;
+};
+
+void fstap_window_init(struct fstap_window *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void fstap_window_release(struct fstap_window *w)
+{
+	free(w->heap);
+	w->heap = NULL;
+	w->n = w->cap = 0;
+	w->tail = NULL;
+}
+
+uint64_t fstap_window_min_key(const struct fstap_window *w)
+{
+	return w->heap[0].key;
+}
+
+static inline bool run_before(const struct fstap_wrun *a, const struct fstap_wrun *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	return a->seq < b->seq;
+}
+
+static void sift_down(struct fstap_window *w, size_t i, struct fstap_wrun e)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= w->n)
+			break;
+		if (c + 1 < w->n && run_before(&w->heap[c + 1], &w->heap[c]))
+			c++;
+		if (!run_before(&w->heap[c], &e))
+			break;
+		w->heap[i] = w->heap[c];
+		i = c;
+	}
+	w->heap[i] = e;
+}
+
+/* Adds it to the newest run if it comes no earlier than its tail, else starts a run. */
+int fstap_window_push(struct fstap_window *w, struct fstap_witem *it)
+{
+	struct fstap_wrun e = { it->key, it->seq, it };
+	struct fstap_witem *tail = w->tail;
+	size_t i;
+
+	it->next = NULL;
+	if (tail && (it->key > tail->key || (it->key == tail->key && it->seq > tail->seq))) {
+		tail->next = it;
+		tail->next_key = it->key;
+		tail->next_seq = it->seq;
+		w->tail = it;
+		return 0;
+	}
+	if (w->n == w->cap) {
+		size_t c = w->cap ? 2 * w->cap : 64;
+		struct fstap_wrun *p = realloc(w->heap, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		w->heap = p;
+		w->cap = c;
+	}
+	i = w->n++;
+	while (i && run_before(&e, &w->heap[(i - 1) / 2])) {
+		w->heap[i] = w->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->heap[i] = e;
+	w->tail = it;
+	return 0;
+}
+
+struct fstap_witem *fstap_window_pop(struct fstap_window *w)
+{
+	struct fstap_witem *top, *next;
+
+	if (!w->n)
+		return NULL;
+	top = w->heap[0].head;
+	next = top->next;
+	if (next) {
+		/* the key of the next one is in top: next itself may not be in the cache */
+		struct fstap_wrun e = { top->next_key, top->next_seq, next };
+
+		if (w->prefetch)
+			w->prefetch(next);
+		sift_down(w, 0, e);
+	} else {
+		if (w->tail == top)
+			w->tail = NULL;
+		if (--w->n)
+			sift_down(w, 0, w->heap[w->n]);
+	}
+	top->next = NULL;
+	return top;
+}
+
+/* ---- the sorter --------------------------------------------------------------- */
+
+/* A record in the window: the item, then the record and its copy's data. */
+struct held {
+	struct fstap_witem it;	/* key: start_ns, or the latest start read before it */
+	struct fstap_rec rec;
+};
+
+struct fstap_sorter {
+	struct fstap_reader *r;
+	uint64_t window;
+	uint64_t max_key;	/* the latest start time read so far */
+	uint64_t last_out;	/* key of the last record delivered */
+	uint64_t seq, late;
+	bool eof;
+	int error;
+	struct fstap_window win;
+	struct held *out;	/* delivered, freed on the next call */
+};
 
 int fstap_sorter_new(struct fstap_sorter **out, struct fstap_reader *r, uint64_t window_ns)
 {
@@ -119,85 +253,40 @@ int fstap_sorter_new(struct fstap_sorter **out, struct fstap_reader *r, uint64_t
 		return -ENOMEM;
 	s->r = r;
 	s->window = window_ns;
+	fstap_window_init(&s->win);
 	*out = s;
 	return 0;
 }
 
-static bool before(const struct held *a, const struct held *b)
-{
-	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
-}
-
-static void sift_up(struct fstap_sorter *s, size_t i)
-{
-	while (i) {
-		size_t parent = (i - 1) / 2;
-		struct held t;
-
-		if (!before(&s->heap[i], &s->heap[parent]))
-			break;
-		t = s->heap[i];
-		s->heap[i] = s->heap[parent];
-		s->heap[parent] = t;
-		i = parent;
-	}
-}
-
-static void sift_down(struct fstap_sorter *s, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct held t;
-
-		if (l < s->n && before(&s->heap[l], &s->heap[m]))
-			m = l;
-		if (r < s->n && before(&s->heap[r], &s->heap[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = s->heap[i];
-		s->heap[i] = s->heap[m];
-		s->heap[m] = t;
-		i = m;
-	}
-}
-
 static int push(struct fstap_sorter *s, const struct fstap_rec *rec)
 {
-	struct held h;
+	struct held *h = malloc(sizeof(*h) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL));
+	int ret;
 
-	if (s->n == s->cap) {
-		size_t c = s->cap ? 2 * s->cap : 1024;
-		struct held *p = realloc(s->heap, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->heap = p;
-		s->cap = c;
-	}
+	if (!h)
+		return -ENOMEM;
+	fstap_rec_clone_into(&h->rec, h + 1, rec, FSTAP_CLONE_ALL);
 	if (!fstap_op_is_meta(rec->op) && rec->start_ns > s->max_key)
 		s->max_key = rec->start_ns;
-	h.key = fstap_op_is_meta(rec->op) ? s->max_key : rec->start_ns;
-	h.seq = s->seq++;
-	h.rec = fstap_rec_clone(rec);
-	if (!h.rec)
-		return -ENOMEM;
-	s->heap[s->n] = h;
-	sift_up(s, s->n++);
-	return 0;
+	h->it.key = fstap_op_is_meta(rec->op) ? s->max_key : rec->start_ns;
+	h->it.seq = s->seq++;
+	if ((ret = fstap_window_push(&s->win, &h->it)))
+		free(h);
+	return ret;
 }
 
 int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 {
 	struct fstap_rec in;
-	struct held top;
+	struct held *top;
 	int ret;
 
 	free(s->out);
 	s->out = NULL;
 	/* Read until the oldest held record is older than the window. */
 	while (!s->eof && !s->error &&
-	       (s->n == 0 || s->heap[0].key + s->window >= s->max_key)) {
+	       (fstap_window_empty(&s->win) ||
+		fstap_window_min_key(&s->win) + s->window >= s->max_key)) {
 		ret = fstap_reader_next(s->r, &in);
 		if (ret < 0) {
 			s->error = ret;
@@ -210,17 +299,15 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 		if ((ret = push(s, &in)))
 			return ret;
 	}
-	if (s->n == 0)
+	if (fstap_window_empty(&s->win))
 		return s->error;
-	top = s->heap[0];
-	s->heap[0] = s->heap[--s->n];
-	sift_down(s, 0);
-	if (top.key < s->last_out)
+	top = (struct held *)fstap_window_pop(&s->win);
+	if (top->it.key < s->last_out)
 		s->late++;
 	else
-		s->last_out = top.key;
-	s->out = top.rec;
-	*rec = *top.rec;
+		s->last_out = top->it.key;
+	s->out = top;
+	*rec = top->rec;
 	return 1;
 }
 
@@ -231,11 +318,13 @@ uint64_t fstap_sorter_late(const struct fstap_sorter *s)
 
 void fstap_sorter_free(struct fstap_sorter *s)
 {
+	struct fstap_witem *it;
+
 	if (!s)
 		return;
-	while (s->n)
-		free(s->heap[--s->n].rec);
-	free(s->heap);
+	while ((it = fstap_window_pop(&s->win)))
+		free(it);
+	fstap_window_release(&s->win);
 	free(s->out);
 	free(s);
 }

@@ -135,6 +135,71 @@ START_TEST(test_sort_clone_every_type)
 }
 END_TEST
 
+/* The window alone: interleaved runs, ties in seq order, empty at the end. */
+START_TEST(test_window_merges_runs)
+{
+	/* pushed in file order: three runs (10 20 30 | 15 25 | 5 25 40) */
+	static const uint64_t keys[] = { 10, 20, 30, 15, 25, 5, 25, 40 };
+	static const uint64_t want[] = { 5, 10, 15, 20, 25, 25, 30, 40 };
+	static const uint64_t want_seq[] = { 5, 0, 3, 1, 4, 6, 2, 7 };
+	struct fstap_witem it[8], *p;
+	struct fstap_window w;
+	size_t i;
+
+	fstap_window_init(&w);
+	ck_assert_ptr_null(fstap_window_pop(&w));
+	for (i = 0; i < 8; i++) {
+		it[i].key = keys[i];
+		it[i].seq = i;
+		ck_assert_int_eq(fstap_window_push(&w, &it[i]), 0);
+	}
+	for (i = 0; i < 8; i++) {
+		ck_assert(!fstap_window_empty(&w));
+		ck_assert_uint_eq(fstap_window_min_key(&w), want[i]);
+		p = fstap_window_pop(&w);
+		ck_assert_uint_eq(p->key, want[i]);
+		ck_assert_uint_eq(p->seq, want_seq[i]);
+	}
+	ck_assert(fstap_window_empty(&w));
+	ck_assert_ptr_null(fstap_window_pop(&w));
+	fstap_window_release(&w);
+}
+END_TEST
+
+/* An operation's copy keeps its names and entries and drops the rest. */
+START_TEST(test_clone_op_parts)
+{
+	struct fixture f;
+	unsigned op;
+
+	for (op = 1; op < FSTAP_OP_NR; op++) {
+		struct fstap_rec *c;
+
+		if (!fstap_op_info(op))
+			continue;
+		fixture_fill(&f, op, op);
+		c = malloc(sizeof(*c) + fstap_rec_clone_size(&f.rec, FSTAP_CLONE_OP));
+		ck_assert_ptr_nonnull(c);
+		fstap_rec_clone_into(c, c + 1, &f.rec, FSTAP_CLONE_OP);
+		memset(&f.names, 0, sizeof(f.names));
+		memset(&f.blob, 0, sizeof(f.blob));
+		fixture_fill(&f, op, op);
+		ck_assert_uint_eq(c->name.len, f.rec.name.len);
+		ck_assert(!c->name.len || !memcmp(c->name.ptr, f.rec.name.ptr, c->name.len));
+		ck_assert(!c->target.len || !memcmp(c->target.ptr, f.rec.target.ptr, c->target.len));
+		ck_assert(!c->value.len || !memcmp(c->value.ptr, f.rec.value.ptr, c->value.len));
+		ck_assert_uint_eq(c->nentries, f.rec.nentries);
+		if (c->nentries)
+			ck_assert(!memcmp(c->entries[0].name.ptr, f.rec.entries[0].name.ptr,
+					  c->entries[0].name.len));
+		ck_assert_uint_eq(c->comm.len, 0);
+		ck_assert_uint_eq(c->nxattrs, 0);
+		ck_assert_ptr_null(c->xattrs);
+		free(c);
+	}
+}
+END_TEST
+
 static Suite *sort_suite(void)
 {
 	Suite *s = suite_create("sort");
@@ -144,6 +209,8 @@ static Suite *sort_suite(void)
 	tcase_add_test(core, test_sort_restores_time_order);
 	tcase_add_test(core, test_sort_counts_late_records);
 	tcase_add_test(core, test_sort_clone_every_type);
+	tcase_add_test(core, test_window_merges_runs);
+	tcase_add_test(core, test_clone_op_parts);
 	suite_add_tcase(s, core);
 	return s;
 }
