@@ -883,7 +883,8 @@ int cmd_compare(int argc, char **argv)
 		status = 1;
 		goto out_opts;
 	}
-	if ((uint64_t)sv.f_bavail * sv.f_frsize < need) {
+	/* A file system that reports no size (ramfs) cannot be checked. */
+	if (sv.f_blocks && (uint64_t)sv.f_bavail * sv.f_frsize < need) {
 		fstap_error(-ENOSPC, "image dir '%s' has %s free, compare needs %s (the largest "
 			    "image plus the trace variants); choose another --image-dir or a "
 			    "smaller --image-size", o.image_dir,

@@ -136,6 +136,8 @@ struct cmp_row {
 	double p, p_holm;	/* U test against the best row, raw and Holm-adjusted */
 	bool tested;		/* p, p_holm and vs_best are set */
 	unsigned runs_needed;	/* inconclusive: runs per row that could decide */
+	int direct_io;		/* the loop device's: 1 direct, -1 buffered, 0 no loop device */
+	char device_note[256];	/* why the loop device does buffered I/O, or "" */
 	uint64_t div_worst;	/* the most divergences of one run ... */
 	uint64_t div_ops;	/* ... that run's operations ... */
 	unsigned div_run;	/* ... and its number (1-based); 0 when none */
@@ -313,5 +315,42 @@ void cmp_log_describe(const struct cmp_candidate *c, const char *dev, const char
 char *cmp_subst_log(const char *opts, const char *dev);
 /* The table's section of the modeled disk's figures (the median runs). */
 void cmp_disk_section(FILE *f, const struct cmp_results *res, int cw, int vw);
+
+/* ---- the device under a run (device.c) ----------------------------------- */
+
+struct cmp_loop {
+	char dev[64];		/* /dev/loopN; "" when none was attached */
+	bool direct_io;		/* the loop device does direct I/O on its image */
+	char note[256];		/* why it does not, or "" */
+};
+
+/*
+ * Attaches image to a free loop device with direct I/O (losetup
+ * --direct-io=on); where the image's file system refuses direct I/O,
+ * attaches it buffered and says so in out->note. out->dev is set whenever
+ * a device was attached, also on failure (the caller detaches it). 0, or
+ * -1 with the reason; log gets losetup's command line and output.
+ */
+int cmp_loop_attach(const char *image, const char *log, const char *workdir,
+		    struct cmp_loop *out, char *reason, size_t rlen);
+/*
+ * What a run on block device dev (NULL for a --target) mounted at mnt
+ * depends on, as a JSON object (new reference): device, direct_io (null if
+ * not a loop device), rotational, scheduler, mount_options and fs_options
+ * (from /proc/self/mountinfo), mkfs_version (when fstype is given).
+ */
+json_t *cmp_device_info(const char *dev, const char *mnt, const char *fstype,
+			const char *workdir);
+
+#define CMP_BLKSTAT_N 17
+/* The counters of /sys/dev/block/MAJ:MIN/stat. */
+struct cmp_blkstat {
+	uint64_t v[CMP_BLKSTAT_N];
+	bool ok;
+};
+/* Reads dev's counters. 0, or -errno (s->ok false). */
+int cmp_blkstat_read(const char *dev, struct cmp_blkstat *s);
+/* b - a as {reads, read_merges, read_sectors, read_ms, writes, ..., io_ms}; null if unread. */
+json_t *cmp_blkstat_delta_json(const struct cmp_blkstat *a, const struct cmp_blkstat *b);
 
 #endif

@@ -391,12 +391,16 @@ int cmp_make_image(const char *path, uint64_t size, char *reason, size_t rlen)
 	return 0;
 }
 
-/* Makes, formats and mounts the file system of one run; its mount point in mnt. */
+/*
+ * Makes, formats and mounts the file system of one run on a fresh loop
+ * image (or the device): its block device in dev, its mount point mnt.
+ */
 static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *log,
-		    const char *image, const char *mnt, unsigned run, unsigned runs)
+		    const char *image, const char *mnt, unsigned run, unsigned runs, char *dev,
+		    size_t devlen)
 {
 	const struct cmp_candidate *c = row->cand;
-	char reason[sizeof(row->reason)], out[PATH_MAX], dev[64], served[PATH_MAX], logdev[64];
+	char reason[sizeof(row->reason)], served[PATH_MAX], logdev[64];
 	char *mopts;
 	char mkfs[64], flags[32], *opts, *argv[64];
 	unsigned n = 0;
@@ -404,7 +408,7 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 	uint64_t size = env->image_size ? env->image_size : cmp_image_size(&env->size, c->fstype);
 
 	if (c->kind == CMP_IMAGE) {
-		FILE *f;
+		struct cmp_loop loop;
 
 		progress(env, row, run, runs, "loop image");
 		if (cmp_make_image(image, size, reason, sizeof(reason)))
@@ -412,32 +416,19 @@ static int setup_fs(const struct cmp_env *env, struct cmp_row *row, const char *
 		if (env->disk && cmp_disk_up(env, CMP_DISK_DATA, env->disk, image, log, served,
 					     sizeof(served), reason, sizeof(reason)))
 			goto fail;
-		snprintf(out, sizeof(out), "%s/losetup.out", env->workdir);
-		argv[0] = (char *)"losetup";
-		argv[1] = (char *)"--find";
-		argv[2] = (char *)"--show";
-		argv[3] = env->disk ? served : (char *)image;
-		argv[4] = env->disk ? (char *)"--direct-io=on" : NULL;
-		argv[5] = NULL;
-		rc = cmp_spawn(argv, log, out, reason, sizeof(reason));
-		/* Even a killed losetup may have attached: read what it printed. */
-		dev[0] = '\0';
-		f = fopen(out, "re");
-		if (f) {
-			if (fgets(dev, sizeof(dev), f))
-				dev[strcspn(dev, "\n")] = '\0';
-			fclose(f);
-		}
-		if (!strncmp(dev, "/dev/", 5))
-			snprintf(live.loopdev, sizeof(live.loopdev), "%s", dev);
+		rc = cmp_loop_attach(env->disk ? served : image, log, env->workdir, &loop, reason,
+				     sizeof(reason));
+		snprintf(live.loopdev, sizeof(live.loopdev), "%s", loop.dev);
 		if (rc)
 			goto fail;
-		if (!live.loopdev[0]) {
-			snprintf(reason, sizeof(reason), "losetup printed no device");
-			goto fail;
+		snprintf(dev, devlen, "%s", loop.dev);
+		row->direct_io = loop.direct_io ? 1 : -1;
+		if (loop.note[0] && !row->device_note[0]) {
+			snprintf(row->device_note, sizeof(row->device_note), "%s", loop.note);
+			log_line(log, "# %s\n", loop.note);
 		}
 	} else {
-		snprintf(dev, sizeof(dev), "%s", env->device);
+		snprintf(dev, devlen, "%s", env->device);
 	}
 	logdev[0] = '\0';
 	if (cmp_wants_log(c) && cmp_log_up(env, c, log, logdev, sizeof(logdev), reason,
@@ -498,10 +489,11 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	const struct cmp_candidate *c = row->cand;
 	char mnt[PATH_MAX], target[PATH_MAX], json[PATH_MAX], arg_json[PATH_MAX + 8];
 	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16];
-	char reason[sizeof(row->reason)], *argv[64];
+	char reason[sizeof(row->reason)], *argv[64], dev[64] = "";
+	struct cmp_blkstat st0, st1;
 	struct cmp_run r;
 	json_error_t jerr;
-	json_t *root, *runs_j;
+	json_t *root, *runs_j, *device;
 	unsigned n = 0, i;
 	int ret;
 
@@ -516,7 +508,7 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 		}
 		snprintf(live.rmtree, sizeof(live.rmtree), "%s", target);
 	} else {
-		if (setup_fs(env, row, log, image, mnt, run, runs))
+		if (setup_fs(env, row, log, image, mnt, run, runs, dev, sizeof(dev)))
 			return -1;
 		snprintf(target, sizeof(target), "%s", mnt);
 	}
@@ -555,11 +547,13 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	argv[n++] = target;
 	argv[n] = NULL;
 	cmp_disk_mark(false);
+	cmp_blkstat_read(dev[0] ? dev : NULL, &st0);
 	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason))) {
 		cmp_row_fail(row, "%s", reason);
 		return -1;
 	}
 	cmp_disk_mark(true);
+	cmp_blkstat_read(dev[0] ? dev : NULL, &st1);
 	root = json_load_file(json, 0, &jerr);
 	runs_j = json_object_get(root, "runs");
 	ret = cmp_run_from_json(json_array_get(runs_j, 0), &r);
@@ -569,6 +563,13 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 			     root ? "no runs" : jerr.text);
 		return -1;
 	}
+	/* what the run depends on, and the device's I/O during the replay */
+	device = cmp_device_info(dev[0] ? dev : NULL, target, c->kind == CMP_TARGET ? NULL
+								       : c->fstype, env->workdir);
+	if (row->direct_io < 0 && row->device_note[0])
+		json_object_set_new(device, "direct_io_note", json_string(row->device_note));
+	json_object_set_new(device, "stat", cmp_blkstat_delta_json(&st0, &st1));
+	json_object_set_new(r.raw, "device", device);
 	ret = cmp_row_add_run(row, &r);
 	cmp_run_free(&r);
 	if (ret)

@@ -10,7 +10,8 @@ libcompare_a_SOURCES = \
 	src/compare/verdict.c \
 	src/compare/render.c \
 	src/compare/lifecycle.c \
-	src/compare/disk.c
+	src/compare/disk.c \
+	src/compare/device.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-compare.c
@@ -30,6 +31,7 @@ tests_unit_check_compare_stats_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_check_compare_stats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_compare_stats_LDADD = libcompare.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
 
-COMPARE_TESTS = tests/integration/t3500-compare.sh tests/integration/t3510-compare-verdict.sh
+COMPARE_TESTS = tests/integration/t3500-compare.sh tests/integration/t3510-compare-verdict.sh \
+	tests/integration/t3520-compare-device.sh
 TESTS += $(COMPARE_TESTS)
 EXTRA_DIST += $(COMPARE_TESTS) docs/compare.md tests/integration/data/unlink-missing.jsonl

@@ -69,6 +69,25 @@ static void describe(const struct cmp_candidate *c, char *buf, size_t len)
 	}
 }
 
+/* How the candidate's loop device reached its image: ", direct I/O" or the note. */
+static const char *loop_io(const struct cmp_results *res, const struct cmp_candidate *c)
+{
+	static char buf[300];
+	unsigned i;
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if (r->cand != c || !r->direct_io)
+			continue;
+		if (r->direct_io > 0 && !r->device_note[0])
+			return ", direct I/O";
+		snprintf(buf, sizeof(buf), "; %s", r->device_note);
+		return buf;
+	}
+	return "";
+}
+
 /*
  * Which runs diverged from the recording, each with its divergence log
  * (kept in --out's logs/), or "none".
@@ -283,7 +302,7 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 		if (j < i)
 			continue;
 		describe(c, buf, sizeof(buf));
-		fprintf(f, "  %-*s  %s\n", cw, c->name, buf);
+		fprintf(f, "  %-*s  %s%s\n", cw, c->name, buf, loop_io(res, c));
 	}
 	return ferror(f) ? -EIO : 0;
 }
