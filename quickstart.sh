@@ -19,8 +19,8 @@ demo|demo-disk|test) ;;
 esac
 
 BUILD_PACKAGES="build-essential autoconf automake libtool pkg-config libfuse3-dev fuse3 \
-libjansson-dev libunwind-dev check libssl-dev"
-TEST_PACKAGES="python3 jq xfsprogs btrfs-progs fio stress-ng strace attr acl loggedfs git safecat"
+libjansson-dev libunwind-dev check libssl-dev libopenmpi-dev"
+TEST_PACKAGES="python3 jq xfsprogs btrfs-progs fio stress-ng strace attr acl loggedfs git safecat openmpi-bin"
 
 if [ "${FSTAP_NO_APT:-}" != 1 ]; then
 	if [ "$(id -u)" != 0 ]; then

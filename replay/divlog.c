@@ -204,7 +204,8 @@ static int cmp_entry(const void *a, const void *b)
 	return x->recno < y->recno ? -1 : x->recno > y->recno;
 }
 
-int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run)
+int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run, const char *part_kind,
+		    unsigned part)
 {
 	size_t i;
 
@@ -212,17 +213,46 @@ int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run)
 		return 0;
 	if (l->n)
 		qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
-	for (i = 0; i < l->n; i++)
-		fprintf(f, "{\"run\":%u,%s\n", run, l->e[i].line + 1);
+	for (i = 0; i < l->n; i++) {
+		if (part_kind)
+			fprintf(f, "{\"run\":%u,\"%s\":%u,%s\n", run, part_kind, part,
+				l->e[i].line + 1);
+		else
+			fprintf(f, "{\"run\":%u,%s\n", run, l->e[i].line + 1);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* A received log (mpi.c): lines of entries without their opening brace. */
+static int write_lines(FILE *f, const char *lines, unsigned run, const char *kind,
+		       unsigned part)
+{
+	const char *nl;
+
+	for (; lines && *lines; lines = nl + 1) {
+		if (!(nl = strchr(lines, '\n')))
+			break;
+		fprintf(f, "{\"run\":%u,\"%s\":%u,%.*s\n", run, kind, part,
+			(int)(nl - lines), lines);
+	}
 	return ferror(f) ? -EIO : 0;
 }
 
 int rp_report_divergences(FILE *f, struct rp_result *const *runs, unsigned n)
 {
-	unsigned i;
+	unsigned i, k;
 	int ret = 0;
 
-	for (i = 0; i < n && !ret; i++)
-		ret = rp_divlog_write(runs[i]->divlog, f, i + 1);
+	for (i = 0; i < n && !ret; i++) {
+		const struct rp_result *r = runs[i];
+
+		ret = rp_divlog_write(r->divlog, f, i + 1, NULL, 0);
+		for (k = 0; k < r->nparts && !ret; k++) {
+			ret = rp_divlog_write(r->parts[k]->divlog, f, i + 1, r->part_kind, k);
+			if (!ret)
+				ret = write_lines(f, r->parts[k]->divlog_lines, i + 1,
+						  r->part_kind, k);
+		}
+	}
 	return ret;
 }

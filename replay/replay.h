@@ -61,6 +61,38 @@ struct rp_result;
 int rp_run(const struct rp_options *o, struct rp_result **out);
 void rp_result_free(struct rp_result *r);
 
+/*
+ * --clone=N: N copies of the trace's workload, clone k beneath the
+ * subdirectory RP_CLONE_NAME_FMT (k) of o->dir (k from 0; `fstap prepare
+ * --clone=N` makes them), replayed at once, a thread each, from a common
+ * start (replay/clone.c). *out is their merged result, each clone's own
+ * result kept in it (the reports show both). 0 or -errno (logged).
+ */
+#define RP_CLONE_NAME_FMT "clone-%u"
+#define RP_CLONE_DIR_FMT "%s/" RP_CLONE_NAME_FMT
+#define RP_CLONES_MAX 1024
+int rp_run_clones(const struct rp_options *o, unsigned n, struct rp_result **out);
+
+/*
+ * --mpi (replay/mpi.c; replay/mpi-none.c in a build without MPI, where every
+ * call fails with one error line). One process per MPI rank, all started by
+ * mpirun. rp_mpi_init sets up MPI (once) and says this rank and the number
+ * of ranks; rp_mpi_run replays one run, each rank its share: with
+ * RP_SPLIT_CLONE rank k replays clone k (RP_CLONE_DIR_FMT) after a barrier
+ * common to all. Rank 0 gets the reduced result (every rank's own result
+ * kept in it), the others their own. A rank that fails or dies makes every
+ * other one fail with an error naming it. 0 or -errno (logged).
+ */
+enum rp_split {
+	RP_SPLIT_CLONE,		/* a clone per rank */
+	RP_SPLIT_NR
+};
+int rp_split_parse(const char *s, enum rp_split *out);
+int rp_mpi_init(int *rank, int *size);
+int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result **out);
+/* Ends MPI (after the last run; nothing if rp_mpi_init was not called). */
+void rp_mpi_finalize(void);
+
 /* Renderers over n runs (n >= 1). 0 or -errno (the write failed). */
 int rp_report_text(FILE *f, struct rp_result *const *runs, unsigned n);
 int rp_report_json(FILE *f, struct rp_result *const *runs, unsigned n,

@@ -30,7 +30,8 @@ libreplay_a_SOURCES = \
 	replay/worker.c \
 	replay/run.c \
 	replay/report.c \
-	replay/cgroup.c
+	replay/cgroup.c \
+	replay/clone.c
 libreplay_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-replay.c
@@ -90,7 +91,8 @@ REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2190-replay-torn-trace.sh \
 	tests/integration/t2200-roundtrip.sh \
 	tests/integration/t2300-replay-apps.sh \
-	tests/integration/t2310-replay-xattr-apps.sh
+	tests/integration/t2310-replay-xattr-apps.sh \
+	tests/integration/t2400-replay-clone.sh
 TESTS += $(REPLAY_INTEGRATION_TESTS)
 
 # t2150's long synthetic trace, written directly (JSON import is too slow)
@@ -100,4 +102,4 @@ tests_tools_gen_stream_trace_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += $(REPLAY_INTEGRATION_TESTS) tests/integration/lib-replay.sh docs/replay.md \
 	tests/integration/replay-syscalls.py tests/integration/sync-writer.py \
 	tests/integration/divergent-trace.jsonl \
-	tests/integration/lib-apps.sh
+	tests/integration/lib-apps.sh tests/integration/multi-trace.py

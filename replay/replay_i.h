@@ -277,8 +277,12 @@ bool rp_divlog_want(struct rp_divlog *l, unsigned op, enum rp_div_kind kind, uns
  */
 int rp_divlog_add(struct rp_divlog *l, const struct rp_task *t, enum rp_div_kind kind,
 		  unsigned err, int64_t replayed, json_t *missing, json_t *extra);
-/* Writes the entries in record order, one JSON object a line, each with "run". */
-int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run);
+/*
+ * Writes the entries in record order, one JSON object a line, each with
+ * "run", and with part_kind (not NULL: "clone", "rank") the part's number.
+ */
+int rp_divlog_write(struct rp_divlog *l, FILE *f, unsigned run, const char *part_kind,
+		    unsigned part);
 
 /* ---- exec.c --------------------------------------------------------------- */
 
@@ -429,6 +433,25 @@ struct rp_result {
 	struct fstap_cut cut;		/* how it was cut (cut.cut false: not) */
 	struct rp_stats stats;		/* merged over the workers */
 	struct rp_divlog *divlog;	/* --divergences: owned, or NULL */
+	/* --clone, --mpi (clone.c): the results merged into this one, owned */
+	const char *part_kind;		/* "clone" or "rank" */
+	struct rp_result **parts;
+	unsigned nparts;
+	uint64_t started_ns;		/* a part: CLOCK_REALTIME at its start */
+	char *divlog_lines;		/* a rank's divergence log as received (mpi.c), or NULL */
 };
+
+/* ---- clone.c -------------------------------------------------------------- */
+
+/*
+ * Merges src, one part of a replay (a clone, a rank), into dst: counters
+ * and histograms added, the longest elapsed time kept. 0 or -ENOMEM.
+ */
+int rp_result_merge(struct rp_result *dst, const struct rp_result *src);
+/* The merged result of the n parts (taken: owned by *out). 0 or -ENOMEM. */
+int rp_result_of_parts(const char *kind, struct rp_result **parts, unsigned n,
+		       struct rp_result **out);
+/* The CLOCK_REALTIME clock, in ns. */
+uint64_t rp_realtime_ns(void);
 
 #endif

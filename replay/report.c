@@ -101,6 +101,59 @@ static void div_label(const struct rp_div *d, char *buf, size_t cap)
 	}
 }
 
+/* Over the parts of r (--clone, --mpi): elapsed and ops/s, min mean max; the start skew. */
+struct parts_sum {
+	uint64_t el[3];
+	double ops[3];
+	uint64_t skew;
+};
+
+static void parts_summary(const struct rp_result *r, struct parts_sum *p)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	double el = 0;
+	unsigned i;
+
+	memset(p, 0, sizeof(*p));
+	p->el[0] = UINT64_MAX;
+	p->ops[0] = 1e300;
+	for (i = 0; i < r->nparts; i++) {
+		const struct rp_result *q = r->parts[i];
+		double ops = (double)q->replayed / secs(q);
+
+		p->el[0] = q->elapsed_ns < p->el[0] ? q->elapsed_ns : p->el[0];
+		p->el[2] = q->elapsed_ns > p->el[2] ? q->elapsed_ns : p->el[2];
+		el += (double)q->elapsed_ns;
+		p->ops[0] = ops < p->ops[0] ? ops : p->ops[0];
+		p->ops[2] = ops > p->ops[2] ? ops : p->ops[2];
+		p->ops[1] += ops / r->nparts;
+		first = q->started_ns < first ? q->started_ns : first;
+		last = q->started_ns > last ? q->started_ns : last;
+	}
+	p->el[1] = (uint64_t)(el / r->nparts);
+	p->skew = last - first;
+}
+
+static void text_parts(FILE *f, const struct rp_result *r)
+{
+	struct parts_sum p;
+	unsigned i;
+
+	parts_summary(r, &p);
+	fprintf(f, "\n%ss:%*s%u; elapsed min %.3f s, mean %.3f s, max %.3f s; ops/s min %.0f, "
+		"mean %.0f, max %.0f; start skew %.3f ms\n", r->part_kind,
+		(int)(14 - strlen(r->part_kind) - 2), "", r->nparts, (double)p.el[0] / 1e9,
+		(double)p.el[1] / 1e9, (double)p.el[2] / 1e9, p.ops[0], p.ops[1], p.ops[2],
+		(double)p.skew / 1e6);
+	for (i = 0; i < r->nparts; i++) {
+		const struct rp_result *q = r->parts[i];
+
+		fprintf(f, "  %s %-4u %9llu ops in %.3f s (%.0f ops/s), %llu divergences\n",
+			r->part_kind, i, (unsigned long long)q->replayed, secs(q),
+			(double)q->replayed / secs(q), (unsigned long long)q->stats.divergences);
+	}
+}
+
 static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned n)
 {
 	const struct rp_stats *s = &r->stats;
@@ -185,6 +238,8 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 			"object during the recorded operation: either outcome was possible; not "
 			"counted as divergences)\n",
 			(unsigned long long)s->raced);
+	if (r->nparts)
+		text_parts(f, r);
 }
 
 int rp_report_text(FILE *f, struct rp_result *const *runs, unsigned n)
@@ -220,6 +275,35 @@ static json_t *hist_json(const struct rp_hist *h)
 		json_object_set_new(o, pct_keys[i],
 				    json_integer((json_int_t)rp_hist_percentile(h, pcts[i])));
 	return o;
+}
+
+static json_t *run_json(const struct rp_result *r);
+
+/* "clones" (or "ranks"): each part's own result; "clones_summary". */
+static void json_parts(json_t *o, const struct rp_result *r)
+{
+	json_t *arr = json_array(), *sum;
+	struct parts_sum p;
+	char key[32];
+	unsigned i;
+
+	parts_summary(r, &p);
+	for (i = 0; i < r->nparts; i++) {
+		json_t *e = run_json(r->parts[i]);
+
+		json_object_set_new(e, r->part_kind, json_integer(i));
+		json_array_append_new(arr, e);
+	}
+	snprintf(key, sizeof(key), "%ss", r->part_kind);
+	json_object_set_new(o, key, arr);
+	sum = json_pack("{s:i, s:{s:I, s:I, s:I}, s:{s:f, s:f, s:f}, s:I}",
+			"n", (int)r->nparts,
+			"elapsed_ns", "min", (json_int_t)p.el[0], "mean", (json_int_t)p.el[1],
+			"max", (json_int_t)p.el[2],
+			"ops_per_s", "min", p.ops[0], "mean", p.ops[1], "max", p.ops[2],
+			"start_skew_ns", (json_int_t)p.skew);
+	snprintf(key, sizeof(key), "%ss_summary", r->part_kind);
+	json_object_set_new(o, key, sum);
 }
 
 static json_t *run_json(const struct rp_result *r)
@@ -299,6 +383,8 @@ static json_t *run_json(const struct rp_result *r)
 		json_array_append_new(divs, e);
 	}
 	json_object_set_new(o, "divergence", divs);
+	if (r->nparts)
+		json_parts(o, r);
 	return o;
 }
 

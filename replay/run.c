@@ -334,5 +334,9 @@ void rp_result_free(struct rp_result *r)
 		return;
 	rp_stats_release(&r->stats);
 	rp_divlog_free(r->divlog);
+	while (r->nparts)
+		rp_result_free(r->parts[--r->nparts]);
+	free(r->parts);
+	free(r->divlog_lines);
 	free(r);
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +16,12 @@
 #include "fstap/devnode.h"
 #include "fstap/log.h"
 #include "replay/prepare.h"
+#include "replay/replay.h"
 
 static const char prepare_usage[] =
 	"usage: fstap prepare [--order=creation|name|random] [--data=random|zero]\n"
-	"                     [--seed=N] [--devices] [--strict] [-q] TRACE DIR\n"
+	"                     [--seed=N] [--devices] [--strict] [--clone=N] [-q]\n"
+	"                     TRACE DIR\n"
 	"\n"
 	"Recreate in DIR the initial state that TRACE carries: directories, files\n"
 	"with their size and holes, symlinks, hard links, FIFOs, sockets and device\n"
@@ -39,6 +42,8 @@ static const char prepare_usage[] =
 	"                     fstap replay does; a recorded number reaches the device,\n"
 	"                     outside DIR: only for traces you trust)\n"
 	"      --strict       exit 1 if anything was skipped\n"
+	"      --clone=N      N copies of the initial state, copy K in DIR/clone-K\n"
+	"                     (K from 0), for 'fstap replay --clone=N' or --mpi\n"
 	"  -q, --quiet        no progress line and no summary\n"
 	"  -h, --help         show this help\n"
 	"\n"
@@ -106,6 +111,78 @@ static int parse_u64(const char *s, uint64_t *out)
 	return errno || *end ? -EINVAL : 0;
 }
 
+/*
+ * Runs m's plan beneath fd (the directory dir), with its warnings and its
+ * summary line; first: the first copy (the skips are said once). Adds the
+ * skips of the first copy to *skipped. 0, or 1 after an error line.
+ */
+static int prepare_into(struct prep_model *m, int fd, const struct prep_opts *po,
+			const char *dir, bool quiet, bool first, uint64_t *skipped)
+{
+	struct prep_stats st;
+	char *msg = NULL;
+	unsigned i;
+	int ret;
+
+	ret = prep_run(m, fd, po, &st, &msg);
+	if (first)
+		print_skips(m);
+	if (ret) {
+		fstap_error(1, "%s", msg ? msg : strerror(-ret));
+		free(msg);
+		return 1;
+	}
+	if (st.xattr_failed)
+		fstap_warn("%llu xattrs could not be set in '%s' (first error: %s)",
+			   (unsigned long long)st.xattr_failed, dir, strerror(st.first_xattr_err));
+	if (st.attr_failed)
+		fstap_warn("%llu owners, modes or times could not be set in '%s' (first error: %s)",
+			   (unsigned long long)st.attr_failed, dir, strerror(st.first_attr_err));
+	for (i = 0; first && i < PREP_SKIP_NR; i++)
+		*skipped += m->skipped[i];
+	if (!quiet)
+		printf("prepared '%s': %llu objects (%llu directories, %llu files, %llu symlinks, "
+		       "%llu special), %llu hard links, %llu bytes of data in %.2f s; "
+		       "%llu skipped\n", dir, (unsigned long long)st.objects,
+		       (unsigned long long)st.dirs, (unsigned long long)st.files,
+		       (unsigned long long)st.symlinks, (unsigned long long)st.specials,
+		       (unsigned long long)st.links, (unsigned long long)st.bytes, st.seconds,
+		       (unsigned long long)*skipped);
+	if (!quiet && st.devnodes_placeholder)
+		printf("device nodes: %llu " FSTAP_DEVNODE_WORDS "\n",
+		       (unsigned long long)st.devnodes_placeholder);
+	return 0;
+}
+
+/* --clone=N: N copies beneath dir (fd), in RP_CLONE_NAME_FMT. 0, or 1 after an error. */
+static int prepare_clones(struct prep_model *m, int fd, const struct prep_opts *base,
+			  const char *dir, bool quiet, unsigned n, uint64_t *skipped)
+{
+	struct prep_opts po = *base;
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		char sub[32], *path = NULL;
+		int cfd;
+
+		snprintf(sub, sizeof(sub), RP_CLONE_NAME_FMT, i);
+		if (asprintf(&path, RP_CLONE_DIR_FMT, dir, i) < 0)
+			fstap_die("out of memory");
+		if (mkdirat(fd, sub, 0755) ||
+		    (cfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			fstap_error(1, "cannot create '%s': %s", path, strerror(errno));
+			free(path);
+			return 1;
+		}
+		po.dir_name = path;
+		ret = prepare_into(m, cfd, &po, path, quiet, i == 0, skipped);
+		close(cfd);
+		free(path);
+	}
+	return ret;
+}
+
 int cmd_prepare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -115,6 +192,7 @@ int cmd_prepare(int argc, char **argv)
 		{ "devices", no_argument, NULL, 'V' },
 		{ "no-devices", no_argument, NULL, 'N' },	/* the default; kept */
 		{ "strict", no_argument, NULL, 'T' },
+		{ "clone", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -122,13 +200,11 @@ int cmd_prepare(int argc, char **argv)
 	struct prep_opts po = { .data = PREP_DATA_RANDOM, .seed = 1, .devices = false };
 	enum prep_order order = PREP_ORDER_CREATION;
 	struct prep_model *m = NULL;
-	struct prep_stats st;
 	bool quiet = fstap_verbosity < 0, strict = false;
 	const char *trace, *dir;
-	uint64_t skipped = 0;
+	uint64_t skipped = 0, clones = 0;
 	char *msg = NULL;
 	int c, fd, ret, status = 1;
-	unsigned i;
 
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -157,6 +233,11 @@ int cmd_prepare(int argc, char **argv)
 		case 'V': po.devices = true; break;
 		case 'N': po.devices = false; break;
 		case 'T': strict = true; break;
+		case 'C':
+			if (parse_u64(optarg, &clones) || !clones || clones > RP_CLONES_MAX)
+				return cmd_usage_error("prepare", "--clone must be a number from 1 "
+						       "to %u", RP_CLONES_MAX);
+			break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(prepare_usage, stdout); return 0;
 		default: return cmd_usage_error("prepare", "unknown option");
@@ -202,31 +283,12 @@ int cmd_prepare(int argc, char **argv)
 		fstap_error(1, "out of memory");
 		goto out;
 	}
-	ret = prep_run(m, fd, &po, &st, &msg);
-	print_skips(m);
-	if (ret) {
-		fstap_error(1, "%s", msg ? msg : strerror(-ret));
+	if (!clones) {
+		if (prepare_into(m, fd, &po, dir, quiet, true, &skipped))
+			goto out;
+	} else if (prepare_clones(m, fd, &po, dir, quiet, (unsigned)clones, &skipped)) {
 		goto out;
 	}
-	if (st.xattr_failed)
-		fstap_warn("%llu xattrs could not be set in '%s' (first error: %s)",
-			   (unsigned long long)st.xattr_failed, dir, strerror(st.first_xattr_err));
-	if (st.attr_failed)
-		fstap_warn("%llu owners, modes or times could not be set in '%s' (first error: %s)",
-			   (unsigned long long)st.attr_failed, dir, strerror(st.first_attr_err));
-	for (i = 0; i < PREP_SKIP_NR; i++)
-		skipped += m->skipped[i];
-	if (!quiet)
-		printf("prepared '%s': %llu objects (%llu directories, %llu files, %llu symlinks, "
-		       "%llu special), %llu hard links, %llu bytes of data in %.2f s; "
-		       "%llu skipped\n", dir, (unsigned long long)st.objects,
-		       (unsigned long long)st.dirs, (unsigned long long)st.files,
-		       (unsigned long long)st.symlinks, (unsigned long long)st.specials,
-		       (unsigned long long)st.links, (unsigned long long)st.bytes, st.seconds,
-		       (unsigned long long)skipped);
-	if (!quiet && st.devnodes_placeholder)
-		printf("device nodes: %llu " FSTAP_DEVNODE_WORDS "\n",
-		       (unsigned long long)st.devnodes_placeholder);
 	status = strict && skipped ? 1 : 0;
 	if (status)
 		fstap_error(1, "%llu entries of the trace were skipped (--strict)",

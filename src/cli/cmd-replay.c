@@ -50,6 +50,14 @@ static const char usage[] =
 	"                     no device, as fstap prepare does, and their opens are\n"
 	"                     refused: 'device' divergences; a recorded number in DIR\n"
 	"                     reaches the device: only for traces you trust)\n"
+	"  --clone=N          replay N copies of the workload at once, copy K beneath\n"
+	"                     DIR/clone-K (K from 0; 'fstap prepare --clone=N' makes\n"
+	"                     them): the results merged, and a line per clone\n"
+	"  --mpi              one process per MPI rank, started by mpirun (needs a\n"
+	"                     build with Open MPI); each rank replays its share,\n"
+	"                     rank 0 reports the results reduced over the ranks\n"
+	"  --split=HOW        what each rank replays with --mpi: clone (rank K\n"
+	"                     replays DIR/clone-K, the default)\n"
 	"  --no-progress      no progress line on a terminal\n"
 	"  -h, --help         this help\n"
 	"\n"
@@ -114,7 +122,8 @@ static int divlog_fn(FILE *f, struct rp_result *const *runs, unsigned n,
 int cmd_replay(int argc, char **argv)
 {
 	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
-	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX };
+	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
+	       OPT_SPLIT };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -128,6 +137,9 @@ int cmd_replay(int argc, char **argv)
 		{ "devices", no_argument, NULL, OPT_DEVICES },
 		{ "divergences", required_argument, NULL, OPT_DIVLOG },
 		{ "divergences-max", required_argument, NULL, OPT_DIVMAX },
+		{ "clone", required_argument, NULL, OPT_CLONE },
+		{ "mpi", no_argument, NULL, OPT_MPI },
+		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -138,8 +150,10 @@ int cmd_replay(int argc, char **argv)
 	unsigned long runs = 1, i;
 	struct rp_result **res;
 	struct rp_cgroup *cg = NULL;
-	bool drop = false, progress = true;
-	int c, ret = 0;
+	bool drop = false, progress = true, mpi = false, split_set = false;
+	enum rp_split split = RP_SPLIT_CLONE;
+	unsigned clones = 0;
+	int c, ret = 0, rank = 0, nranks = 1;
 	char *end;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -196,6 +210,21 @@ int cmd_replay(int argc, char **argv)
 						       "from 1 to 1000000, not '%s'", optarg);
 			divmax = (unsigned)v;
 			break;
+		case OPT_CLONE:
+			if (cmd_parse_size(optarg, &v) || !v || v > RP_CLONES_MAX)
+				return cmd_usage_error("replay", "--clone must be a number from 1 to "
+						       "%u, not '%s'", RP_CLONES_MAX, optarg);
+			clones = (unsigned)v;
+			break;
+		case OPT_MPI:
+			mpi = true;
+			break;
+		case OPT_SPLIT:
+			if (rp_split_parse(optarg, &split))
+				return cmd_usage_error("replay", "--split must be clone, not '%s'",
+						       optarg);
+			split_set = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -209,6 +238,11 @@ int cmd_replay(int argc, char **argv)
 	    (divlog && !strcmp(divlog, "-")) > 1)
 		return cmd_usage_error("replay", "only one of --json, --csv and --divergences "
 				       "can go to stdout");
+	if (split_set && !mpi)
+		return cmd_usage_error("replay", "--split needs --mpi");
+	if (clones && mpi)
+		return cmd_usage_error("replay", "--clone and --mpi exclude each other "
+				       "(--mpi --split=clone: a clone per rank)");
 	o.divlog_max = divlog ? divmax : 0;
 	o.trace = argv[optind];
 	o.dir = argv[optind + 1];
@@ -220,6 +254,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	o.progress = progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 
+	if (mpi && rp_mpi_init(&rank, &nranks))
+		return 1;
 	res = calloc(runs, sizeof(*res));
 	if (!res)
 		fstap_die("out of memory");
@@ -230,10 +266,15 @@ int cmd_replay(int argc, char **argv)
 	for (i = 0; i < runs && !ret; i++) {
 		if (drop && (ret = rp_drop_caches()))
 			break;
-		ret = rp_run(&o, &res[i]);
+		if (mpi)
+			ret = rp_mpi_run(&o, split, &res[i]);
+		else if (clones)
+			ret = rp_run_clones(&o, clones, &res[i]);
+		else
+			ret = rp_run(&o, &res[i]);
 	}
 	rp_cgroup_leave(cg);
-	if (!ret) {
+	if (!ret && rank == 0) {
 		bool quiet_text = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-")) ||
 				  (divlog && !strcmp(divlog, "-"));
 
@@ -249,5 +290,7 @@ int cmd_replay(int argc, char **argv)
 	for (i = 0; i < runs; i++)
 		rp_result_free(res[i]);
 	free(res);
+	if (mpi)
+		rp_mpi_finalize();
 	return ret ? 1 : 0;
 }

@@ -1,0 +1,195 @@
+/*
+ * clone.c: a replay made of parts: `--clone=N` (N copies of the trace's
+ * workload, each beneath its own subdirectory of DIR, replayed at once by
+ * one thread each from a common start) and the merging of parts' results
+ * into one (also the MPI ranks' results, replay/mpi.c).
+ *
+ * Each clone is one rp_run over its own subdirectory: its own dispatcher,
+ * workers, path model and statistics. The clone's thread takes a private
+ * file-system context (unshare(CLONE_FS)) first, so that the umask rp_run
+ * sets for its workers, and their working directories, stay its own.
+ *
+ * Not here: the replay of one copy (run.c and the rest), the reports
+ * (report.c renders the parts).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fstap/log.h"
+#include "replay_i.h"
+
+uint64_t rp_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int rp_split_parse(const char *s, enum rp_split *out)
+{
+	if (!strcmp(s, "clone"))
+		*out = RP_SPLIT_CLONE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
+{
+	if (src->elapsed_ns > dst->elapsed_ns)
+		dst->elapsed_ns = src->elapsed_ns;
+	dst->order = src->order;
+	dst->pace_pct = src->pace_pct;
+	dst->records += src->records;
+	dst->op_records += src->op_records;
+	dst->replayed += src->replayed;
+	dst->kernel_skipped += src->kernel_skipped;
+	dst->syncs_unflagged += src->syncs_unflagged;
+	dst->not_replayed += src->not_replayed;
+	dst->lookups_absorbed += src->lookups_absorbed;
+	dst->lookups_issued += src->lookups_issued;
+	dst->getattrs_absorbed += src->getattrs_absorbed;
+	dst->getattrs_issued += src->getattrs_issued;
+	dst->getattrs_eof_reads += src->getattrs_eof_reads;
+	dst->writes_merged += src->writes_merged;
+	dst->handles_left += src->handles_left;
+	dst->workers += src->workers;
+	dst->incomplete |= src->incomplete;
+	if (src->cut.cut && !dst->cut.cut)
+		dst->cut = src->cut;
+	return rp_stats_merge(&dst->stats, &src->stats);
+}
+
+int rp_result_of_parts(const char *kind, struct rp_result **parts, unsigned n,
+		       struct rp_result **out)
+{
+	struct rp_result *r = calloc(1, sizeof(*r));
+	unsigned i;
+	int ret = 0;
+
+	if (!r) {
+		for (i = 0; i < n; i++)
+			rp_result_free(parts[i]);
+		free(parts);
+		return -ENOMEM;
+	}
+	rp_stats_init(&r->stats);
+	r->part_kind = kind;
+	r->parts = parts;
+	r->nparts = n;
+	for (i = 0; i < n && !ret; i++)
+		ret = rp_result_merge(r, parts[i]);
+	if (ret) {
+		rp_result_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+/* The common start: every clone's thread waits until all are started. */
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state;		/* 0 wait, 1 go, -1 give up */
+};
+
+struct clone {
+	struct rp_options o;
+	char dir[4096];
+	struct gate *gate;
+	pthread_t th;
+	struct rp_result *res;
+	int ret;
+};
+
+static int gate_wait(struct gate *g)
+{
+	int s;
+
+	pthread_mutex_lock(&g->mu);
+	while (!g->state)
+		pthread_cond_wait(&g->cv, &g->mu);
+	s = g->state;
+	pthread_mutex_unlock(&g->mu);
+	return s;
+}
+
+static void gate_open(struct gate *g, int state)
+{
+	pthread_mutex_lock(&g->mu);
+	g->state = state;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+static void *clone_main(void *arg)
+{
+	struct clone *c = arg;
+
+	if (unshare(CLONE_FS)) {
+		c->ret = fstap_error(-errno, "cannot replay clone '%s': unshare: %s", c->dir,
+				     strerror(errno));
+		return NULL;
+	}
+	if (gate_wait(c->gate) < 0)
+		return NULL;
+	c->ret = rp_run(&c->o, &c->res);
+	if (!c->ret)
+		c->res->started_ns = rp_realtime_ns() - c->res->elapsed_ns;
+	return NULL;
+}
+
+int rp_run_clones(const struct rp_options *o, unsigned n, struct rp_result **out)
+{
+	struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct rp_result **parts;
+	struct clone *c;
+	unsigned i, started;
+	int ret = 0;
+
+	if (!n || n > RP_CLONES_MAX)
+		return fstap_error(-EINVAL, "--clone must be 1 to %u", RP_CLONES_MAX);
+	c = calloc(n, sizeof(*c));
+	parts = calloc(n, sizeof(*parts));
+	if (!c || !parts) {
+		free(c);
+		free(parts);
+		return fstap_error(-ENOMEM, "cannot replay: out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		c[i].o = *o;
+		c[i].o.progress = false;
+		snprintf(c[i].dir, sizeof(c[i].dir), RP_CLONE_DIR_FMT, o->dir, i);
+		c[i].o.dir = c[i].dir;
+		c[i].gate = &gate;
+	}
+	for (started = 0; started < n; started++)
+		if ((ret = -pthread_create(&c[started].th, NULL, clone_main, &c[started])))
+			break;
+	if (ret)
+		fstap_error(ret, "cannot start the thread of clone %u: %s", started, strerror(-ret));
+	gate_open(&gate, ret ? -1 : 1);
+	for (i = 0; i < started; i++)
+		pthread_join(c[i].th, NULL);
+	for (i = 0; i < started; i++)
+		if (!ret && c[i].ret)
+			ret = c[i].ret;
+	for (i = 0; i < n; i++)
+		parts[i] = c[i].res;
+	free(c);
+	if (ret) {
+		for (i = 0; i < n; i++)
+			rp_result_free(parts[i]);
+		free(parts);
+		return ret;
+	}
+	ret = rp_result_of_parts("clone", parts, n, out);
+	return ret ? fstap_error(ret, "cannot replay: out of memory") : 0;
+}
