@@ -12,6 +12,7 @@ libreplay_mpi_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 fstap_LDADD += libreplay_mpi.a libreplay.a
 endif
 
-MPI_INTEGRATION_TESTS = tests/integration/t2410-replay-mpi-clone.sh
+MPI_INTEGRATION_TESTS = tests/integration/t2410-replay-mpi-clone.sh \
+	tests/integration/t2420-replay-mpi-kill.sh
 TESTS += $(MPI_INTEGRATION_TESTS)
-EXTRA_DIST += $(MPI_INTEGRATION_TESTS) tests/integration/lib-mpi.sh
+EXTRA_DIST += $(MPI_INTEGRATION_TESTS) tests/integration/lib-mpi.sh tests/tools/lsan-openmpi.supp
