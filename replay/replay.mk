@@ -40,7 +40,7 @@ fstap_LDADD += libreplay.a $(FSTAP_LIBS) -lm
 REPLAY_UNIT_LDADD = libreplay.a $(UNIT_LDADD) -lm
 REPLAY_UNIT_TESTS = tests/unit/check_stats tests/unit/check_timing \
 	tests/unit/check_classify tests/unit/check_task tests/unit/check_sched \
-	tests/unit/check_exec
+	tests/unit/check_exec tests/unit/check_clone
 UNIT_TESTS += $(REPLAY_UNIT_TESTS)
 check_PROGRAMS += $(REPLAY_UNIT_TESTS)
 TESTS += $(REPLAY_UNIT_TESTS)
@@ -74,6 +74,11 @@ tests_unit_check_exec_SOURCES = tests/unit/check_exec.c
 tests_unit_check_exec_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
 tests_unit_check_exec_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_exec_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_clone_SOURCES = tests/unit/check_clone.c
+tests_unit_check_clone_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_clone_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_clone_LDADD = $(REPLAY_UNIT_LDADD)
 
 REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2100-replay-basic.sh \
