@@ -116,6 +116,10 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		rp_ns_changes(r, t);
 	}
 	if (!issue) {
+		/* a request the thread waited for inside a call (no reply to a forget) */
+		if (r->native && t->rec.op != FSTAP_OP_FORGET)
+			ts->hidden_ns = sat_add(ts->hidden_ns, sat_add(t->rec.dur_ns,
+						rp_native_rtt(&r->rtt, t->rec.op)));
 		rp_task_free(t);
 		return 0;
 	}
@@ -139,6 +143,9 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 	if (!w->prev_end)
 		w->prev_end = r->origin;
 	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
+	if (r->native)
+		t->gap_ns = rp_native_gap(&r->rtt, t->gap_ns, ts->hidden_ns, t->rec.op);
+	ts->hidden_ns = 0;
 	if (end > w->prev_end)
 		w->prev_end = end;
 	w->wseq++;

@@ -27,11 +27,18 @@ const char *rp_order_name(enum rp_order o)
 	return (unsigned)o < RP_ORDER_NR ? order_names[o] : "?";
 }
 
-int rp_pace_parse(const char *s, unsigned *pct)
+int rp_pace_parse(const char *s, unsigned *pct, bool *native)
 {
 	char *end;
 	unsigned long v;
 
+	if (native)
+		*native = false;
+	if (native && !strcmp(s, "native")) {
+		*pct = 100;
+		*native = true;
+		return 0;
+	}
 	if (!strcmp(s, "afap")) {
 		*pct = 0;
 		return 0;

@@ -36,6 +36,12 @@ struct rp_options {
 	 * the original timing).
 	 */
 	unsigned pace_pct;
+	/*
+	 * With pace_pct: the gaps less the recorder's round trips measured
+	 * when the trace was recorded (the pace the application had without
+	 * the recorder); a trace without the figures keeps its gaps.
+	 */
+	bool pace_native;
 	uint64_t window_ns;	/* reorder window; 0: from the trace's metadata */
 	unsigned queue_depth;	/* per-worker queue bound; 0: default */
 	bool progress;		/* a progress line on stderr */
@@ -46,8 +52,11 @@ struct rp_options {
 /* Parses "strict" etc.; -EINVAL if unknown. */
 int rp_order_parse(const char *s, enum rp_order *out);
 const char *rp_order_name(enum rp_order o);
-/* Parses "afap" (0), "orig" (100) or "N%" (N in 1..100000). 0 or -EINVAL. */
-int rp_pace_parse(const char *s, unsigned *pct);
+/*
+ * Parses "afap" (0), "orig" (100), "N%" (N in 1..100000) or, when native
+ * is not NULL, "native" (100, *native true). 0 or -EINVAL.
+ */
+int rp_pace_parse(const char *s, unsigned *pct, bool *native);
 
 /* The outcome of one run (replay/report.c renders it). Opaque. */
 struct rp_result;

@@ -163,6 +163,31 @@ uint64_t rp_pace_scale(const struct rp_pace *p, uint64_t gap_ns);
 uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev_done,
 		      uint64_t gap_ns, uint64_t *issued);
 
+/*
+ * --pace=native: the recorder's round trips (recorder.calibration of the
+ * trace's metadata), taken out of the recorded gaps.
+ */
+struct rp_native {
+	uint64_t meta_ns;	/* a request without data (GETATTR) */
+	uint64_t data_ns;	/* a READ or WRITE */
+	bool writeback;		/* writeback cache: a WRITE was not the thread's wait */
+};
+
+/* The figures of a trace's metadata: 0, or -ENOENT if it has none. */
+int rp_native_from_meta(const json_t *meta, struct rp_native *n);
+/* The round trip the application waited for in a request of type op. */
+uint64_t rp_native_rtt(const struct rp_native *n, unsigned op);
+/*
+ * The gap the application had before a request of type op: the recorded
+ * gap less the round trip around it (the reply of the thread's previous
+ * request and this request's way to the recorder: one round trip) and
+ * hidden_ns, the time of the thread's requests in the gap that the replay
+ * does not issue (each one's duration and round trip: the kernel's own
+ * lookups of a path walk, for instance). Never negative.
+ */
+uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidden_ns,
+		       unsigned op);
+
 /* ---- rmap.c: uint64 -> uint64 map (open addressing, no tombstones) ------ */
 
 struct rp_map {
@@ -417,6 +442,7 @@ struct rp_task *rp_op_prev(const struct rp_task *t);
 struct rp_result {
 	enum rp_order order;
 	unsigned pace_pct;
+	bool pace_native;		/* the gaps less the recorder's round trips */
 	uint64_t elapsed_ns;
 	uint64_t records;		/* records read (all types) */
 	uint64_t op_records;		/* operation records */

@@ -167,7 +167,9 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 	fprintf(f, "ops:          %llu (%.0f ops/s), %u workers, order %s, pace ",
 		(unsigned long long)r->replayed, (double)r->replayed / t, r->workers,
 		rp_order_name(r->order));
-	if (r->pace_pct == 0)
+	if (r->pace_native)
+		fprintf(f, "native\n");
+	else if (r->pace_pct == 0)
 		fprintf(f, "afap\n");
 	else if (r->pace_pct == 100)
 		fprintf(f, "orig\n");
@@ -401,6 +403,7 @@ int rp_report_json(FILE *f, struct rp_result *const *runs, unsigned n,
 	json_object_set_new(root, "dir", json_string(o->dir));
 	json_object_set_new(root, "order", json_string(rp_order_name(o->order)));
 	json_object_set_new(root, "pace_pct", json_integer(o->pace_pct));
+	json_object_set_new(root, "pace_native", json_boolean(o->pace_native));
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, run_json(runs[i]));
 	json_object_set_new(root, "runs", arr);

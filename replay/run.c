@@ -219,6 +219,13 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	r->win.prefetch = prefetch_item;
 	r->attr_stale = attrs_stale(meta);
 	r->sync_unflagged = !syncs_flagged(meta);
+	if (o->pace_native && o->pace_pct) {
+		r->native = !rp_native_from_meta(meta, &r->rtt);
+		if (!r->native)
+			fstap_warn("trace '%s' has no round-trip calibration (recorder.calibration): "
+				   "--pace=native keeps the recorded gaps, as --pace=orig", o->trace);
+	}
+	r->res->pace_native = r->native;
 	flush = flush_interval(meta);
 	window = o->window_ns ? o->window_ns : sat_add(flush, WINDOW_MARGIN_NS);
 	r->read_ahead = window > flush ? window - flush : 0;

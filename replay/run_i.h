@@ -63,6 +63,7 @@ struct tstate {
 	/* its non-kernel records and write markers still in the stage, in start order */
 	struct rp_task *head, *tail;
 	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
+	uint64_t hidden_ns;	/* --pace=native: its requests not issued since its latest op */
 };
 
 struct run {
@@ -82,6 +83,8 @@ struct run {
 	struct rp_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
 	bool attr_stale;	/* the recording did not cache attributes */
 	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
+	bool native;		/* --pace=native with the trace's round trips */
+	struct rp_native rtt;	/* the trace's round trips (timing.c) */
 	struct rp_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
 	char **comms;		/* every name comm_of ever held (owned) */
 	size_t ncomms, capcomms;

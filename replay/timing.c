@@ -25,9 +25,20 @@
  * later, symmetrically. The reported schedule lag is a(k) - ideal(k),
  * counted as 0 when the worker is early (paying back debt).
  *
+ * --pace=native takes the recorder's own cost out of each gap: a recorded
+ * gap runs from the recorder's reply to a thread's previous request to the
+ * recorder's start of its next one, so it holds one FUSE round trip beyond
+ * the application's think time (the reply's way back, the next request's
+ * way in), measured when the trace was recorded (recorder.calibration,
+ * src/record/calibrate.c). Requests of the thread that the replay does not
+ * issue (the lookups of a path walk, the kernel's getxattr before a write)
+ * were waited for inside a system call: their durations and round trips
+ * come off as well. The result is clamped at 0.
+ *
  * Not here: where the gaps come from (dispatch.c computes them).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <time.h>
 
 #include "replay_i.h"
@@ -94,4 +105,42 @@ uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev
 	p->debt_ns = now >= target ? (int64_t)(now - target) : -(int64_t)(target - now);
 	*issued = now;
 	return now > ideal ? now - ideal : 0;
+}
+
+static bool meta_ns(const json_t *cal, const char *key, uint64_t *out)
+{
+	json_t *v = json_object_get(cal, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+int rp_native_from_meta(const json_t *meta, struct rp_native *n)
+{
+	const json_t *rec = json_object_get(meta, "recorder");
+	const json_t *cal = json_object_get(rec, "calibration");
+
+	n->writeback = json_is_true(json_object_get(rec, "writeback_cache"));
+	if (!meta_ns(cal, "meta_round_trip_ns", &n->meta_ns))
+		return -ENOENT;
+	if (!meta_ns(cal, "data_round_trip_ns", &n->data_ns))
+		n->data_ns = n->meta_ns;
+	return 0;
+}
+
+uint64_t rp_native_rtt(const struct rp_native *n, unsigned op)
+{
+	if (op == FSTAP_OP_WRITE && n->writeback)
+		return 0;
+	return op == FSTAP_OP_READ || op == FSTAP_OP_WRITE ? n->data_ns : n->meta_ns;
+}
+
+uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidden_ns,
+		       unsigned op)
+{
+	uint64_t off = sat_add(hidden_ns, rp_native_rtt(n, op));
+
+	return gap_ns > off ? gap_ns - off : 0;
 }

@@ -346,7 +346,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->replay_args[o->nreplay++] = xasprintf("--order=%s", optarg);
 			break;
 		case OPT_PACE:
-			if (rp_pace_parse(optarg, &pace))
+			if (rp_pace_parse(optarg, &pace, NULL))
 				return cmd_usage_error("compare", "--pace must be afap, orig or N%%, "
 						       "not '%s'", optarg);
 			o->replay_args[o->nreplay++] = xasprintf("--pace=%s", optarg);

@@ -29,7 +29,10 @@ static const char usage[] =
 	"                     per recorded thread, cross-thread happens-before kept;\n"
 	"                     the default), resource (per-object order kept), none\n"
 	"  --pace=PACE        afap (as fast as possible, the default), orig (keep\n"
-	"                     the recorded think time), or N% of it\n"
+	"                     the recorded think time), N% of it, or native (the\n"
+	"                     think time less the recorder's round trips, measured\n"
+	"                     when the trace was recorded: the application's pace\n"
+	"                     without the recorder)\n"
 	"  --runs=N           replay N times (on the same DIR: prepare it again\n"
 	"                     between runs for identical starting states)\n"
 	"  --json=FILE        write the results as JSON to FILE ('-': stdout, no table)\n"
@@ -164,8 +167,8 @@ int cmd_replay(int argc, char **argv)
 						       "resource or none, not '%s'", optarg);
 			break;
 		case OPT_PACE:
-			if (rp_pace_parse(optarg, &o.pace_pct))
-				return cmd_usage_error("replay", "--pace must be afap, orig or N%% "
+			if (rp_pace_parse(optarg, &o.pace_pct, &o.pace_native))
+				return cmd_usage_error("replay", "--pace must be afap, orig, native or N%% "
 						       "(1%% to 100000%%), not '%s'", optarg);
 			break;
 		case OPT_RUNS:

@@ -8,6 +8,8 @@ librecord_a_SOURCES = \
 	src/record/record_i.h \
 	src/record/snapshot_i.h \
 	src/record/stop_i.h \
+	src/record/calibrate_i.h \
+	src/record/calibrate.c \
 	src/record/inode.c \
 	src/record/passthrough.c \
 	src/record/recbuf.c \

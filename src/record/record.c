@@ -39,6 +39,7 @@
 #include "fstap/crash.h"
 #include "fstap/log.h"
 #include "fstap/trace.h"
+#include "record/calibrate_i.h"
 #include "record/record.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
@@ -169,6 +170,7 @@ static char *metadata(const struct record_opts *o, const struct rec_session *s,
 	/* Readers size their reorder window from it (include/fstap/sort.h). */
 	json_object_set_new(rec, "flush_interval_ns",
 			    json_integer((json_int_t)FLUSH_MS * 1000000));
+	rec_calibrate_add(rec, threads);	/* for replay --pace=native */
 	json_object_set_new(root, "recorder", rec);
 	json_object_set_new(root, "command_line", argv_json(o->argc, o->argv));
 	if (o->command) {

@@ -104,16 +104,16 @@ START_TEST(test_sched_option_parsing)
 	ck_assert_int_eq(o, RP_ORDER_RESOURCE);
 	ck_assert_str_eq(rp_order_name(RP_ORDER_NONE), "none");
 	ck_assert_int_eq(rp_order_parse("global", &o), -EINVAL);
-	ck_assert_int_eq(rp_pace_parse("afap", &pct), 0);
+	ck_assert_int_eq(rp_pace_parse("afap", &pct, NULL), 0);
 	ck_assert_uint_eq(pct, 0);
-	ck_assert_int_eq(rp_pace_parse("orig", &pct), 0);
+	ck_assert_int_eq(rp_pace_parse("orig", &pct, NULL), 0);
 	ck_assert_uint_eq(pct, 100);
-	ck_assert_int_eq(rp_pace_parse("250%", &pct), 0);
+	ck_assert_int_eq(rp_pace_parse("250%", &pct, NULL), 0);
 	ck_assert_uint_eq(pct, 250);
-	ck_assert_int_eq(rp_pace_parse("0%", &pct), -EINVAL);
-	ck_assert_int_eq(rp_pace_parse("50", &pct), -EINVAL);
-	ck_assert_int_eq(rp_pace_parse("-5%", &pct), -EINVAL);
-	ck_assert_int_eq(rp_pace_parse("fast", &pct), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("0%", &pct, NULL), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("50", &pct, NULL), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("-5%", &pct, NULL), -EINVAL);
+	ck_assert_int_eq(rp_pace_parse("fast", &pct, NULL), -EINVAL);
 }
 END_TEST
 

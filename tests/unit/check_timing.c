@@ -1,9 +1,13 @@
 /*
  * check_timing.c: pacing arithmetic with a fake clock (no timed tests):
  * afap never sleeps, orig keeps the gaps, N% scales them, and the
- * lateness of each sleep is carried forward so that it never accumulates.
+ * lateness of each sleep is carried forward so that it never accumulates;
+ * --pace=native's gaps: the recorded gap less the round trips of the
+ * trace's metadata, never negative, for the metadata of each cache mode.
  */
 #include <check.h>
+#include <errno.h>
+#include <jansson.h>
 #include <stdint.h>
 
 #include "replay_i.h"
@@ -129,6 +133,69 @@ START_TEST(test_timing_late_op_is_made_up)
 }
 END_TEST
 
+/* The metadata of a trace recorded in a cache mode, with round trips m and d ns. */
+static json_t *mode_meta(const char *mode, bool writeback, int m, int d)
+{
+	json_t *meta = json_pack("{s:{s:s,s:b,s:{s:i,s:i,s:i}}}", "recorder", "cache", mode,
+				 "writeback_cache", writeback, "calibration", "requests", 200,
+				 "meta_round_trip_ns", m, "data_round_trip_ns", d);
+
+	ck_assert_ptr_nonnull(meta);
+	return meta;
+}
+
+START_TEST(test_timing_native_gap)
+{
+	static const struct {
+		const char *mode;
+		bool writeback;
+	} modes[] = { { "all", false }, { "calls", false }, { "direct", false },
+		      { "kernel", true } };
+	unsigned i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		json_t *meta = mode_meta(modes[i].mode, modes[i].writeback, 15000, 20000);
+		struct rp_native n;
+
+		ck_assert_int_eq(rp_native_from_meta(meta, &n), 0);
+		/* the recorded gap less one round trip of the request's kind */
+		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_GETATTR), 85000);
+		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_READ), 80000);
+		/* and less the requests of the thread not issued in between */
+		ck_assert_uint_eq(rp_native_gap(&n, 100000, 30000, FSTAP_OP_OPEN), 55000);
+		/* never negative: a gap that was all round trip is none */
+		ck_assert_uint_eq(rp_native_gap(&n, 9000, 0, FSTAP_OP_GETATTR), 0);
+		ck_assert_uint_eq(rp_native_gap(&n, 0, 0, FSTAP_OP_READ), 0);
+		ck_assert_uint_eq(rp_native_gap(&n, 40000, UINT64_MAX, FSTAP_OP_OPEN), 0);
+		/* a write through the writeback cache was not a round trip of the thread's */
+		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_WRITE),
+				  modes[i].writeback ? 100000 : 80000);
+		json_decref(meta);
+	}
+}
+END_TEST
+
+START_TEST(test_timing_native_without_calibration)
+{
+	json_t *meta = json_pack("{s:{s:s}}", "recorder", "cache", "calls");
+	json_t *bad = json_pack("{s:{s:{s:i}}}", "recorder", "calibration",
+				"meta_round_trip_ns", -5);
+	json_t *meta_only = json_pack("{s:{s:{s:i}}}", "recorder", "calibration",
+				      "meta_round_trip_ns", 7000);
+	struct rp_native n;
+
+	ck_assert_int_eq(rp_native_from_meta(meta, &n), -ENOENT);
+	ck_assert_int_eq(rp_native_from_meta(bad, &n), -ENOENT);
+	ck_assert_int_eq(rp_native_from_meta(NULL, &n), -ENOENT);
+	/* without the data figure, the metadata one stands for both */
+	ck_assert_int_eq(rp_native_from_meta(meta_only, &n), 0);
+	ck_assert_uint_eq(rp_native_gap(&n, 10000, 0, FSTAP_OP_READ), 3000);
+	json_decref(meta);
+	json_decref(bad);
+	json_decref(meta_only);
+}
+END_TEST
+
 static Suite *timing_suite(void)
 {
 	Suite *s = suite_create("timing");
@@ -139,6 +206,8 @@ static Suite *timing_suite(void)
 	tcase_add_test(tc, test_timing_scaled);
 	tcase_add_test(tc, test_timing_overshoot_does_not_accumulate);
 	tcase_add_test(tc, test_timing_late_op_is_made_up);
+	tcase_add_test(tc, test_timing_native_gap);
+	tcase_add_test(tc, test_timing_native_without_calibration);
 	suite_add_tcase(s, tc);
 	return s;
 }

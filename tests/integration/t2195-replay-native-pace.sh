@@ -1,0 +1,75 @@
+#!/bin/sh
+# t2195: a recording measures the recorder's round trips and stores them in
+# the trace's metadata (recorder.calibration: non-zero, below 1 s, in
+# `fstap info --json` and its text); `fstap replay --pace=native` of the
+# trace runs with 0 divergences and says its pace; a trace without the keys
+# (an older recorder's, made here by removing them through export and
+# import) still replays with --pace=native, with one line saying that the
+# recorded gaps are kept.
+. "$(dirname "$0")/lib-record.sh"
+. "$(dirname "$0")/lib-replay.sh"
+
+need_fuse
+mkdir -p "$T/b/d" "$T/r"
+for i in 1 2 3 4; do echo "old $i" >"$T/b/d/f$i"; done
+
+# a few files written, stat()ed and read, with think time between the calls
+(cd "$T/b" && "$FSTAP" record -q -o "$T/t.trace" "$T/b" -- sh -c '
+	for i in 1 2 3 4 5 6; do echo "new $i" >n$i; sleep 0.01; stat n$i >/dev/null; done
+	cat d/f1 d/f2 n1 >/dev/null; sleep 0.01; rm n6; ls d >/dev/null') \
+	>"$T/rec.out" 2>"$T/rec.err" || fail "record failed: $(cat "$T/rec.err")"
+
+expect_exit 0 "$FSTAP" info --json "$T/t.trace" && cp "$T/out" "$T/info.json"
+cal="j['metadata']['recorder']['calibration']"
+[ "$(json_get "$T/info.json" "$cal['requests']")" -gt 0 ] ||
+	fail "recorder.calibration.requests is not positive: $(json_get "$T/info.json" "$cal")"
+for k in meta_round_trip_ns meta_round_trip_p50_ns meta_round_trip_p90_ns \
+	data_round_trip_ns data_round_trip_p50_ns data_round_trip_p90_ns; do
+	v=$(json_get "$T/info.json" "$cal['$k']")
+	[ "$v" -gt 0 ] && [ "$v" -lt 1000000000 ] ||
+		fail "recorder.calibration.$k is $v, not within (0, 1 s)"
+done
+[ "$(json_get "$T/info.json" "$cal['meta_round_trip_p50_ns'] <= $cal['meta_round_trip_p90_ns']")" = True ] ||
+	fail "the median round trip is above its 90th percentile: $(json_get "$T/info.json" "$cal")"
+expect_exit 0 "$FSTAP" info "$T/t.trace" && cp "$T/out" "$T/info.txt"
+expect_grep "$T/info.txt" '"meta_round_trip_ns"'
+# the calibration's own mount is gone
+grep -q fstap-calibration /proc/self/mounts && fail "the calibration mount is left behind"
+
+replay_native() {
+	rm -rf "$T/r" && mkdir "$T/r"
+	expect_exit 0 "$FSTAP" prepare -q "$1" "$T/r"
+	expect_exit 0 "$FSTAP" replay --no-progress --pace=native --json="$T/$2.json" "$1" "$T/r"
+	cp "$T/err" "$T/$2.err"
+	cp "$T/out" "$T/$2.txt"
+	[ "$(json_get "$T/$2.json" "j['runs'][0]['divergences']")" = 0 ] ||
+		fail "replay --pace=native of $1 diverged: $(cat "$T/$2.json")"
+	[ "$(json_get "$T/$2.json" "j['pace_native']")" = True ] ||
+		fail "replay's JSON does not say pace_native"
+	[ "$(json_get "$T/$2.json" "j['runs'][0]['ops']")" -gt 10 ] ||
+		fail "replay --pace=native of $1 issued almost nothing: $(cat "$T/$2.json")"
+}
+replay_native "$T/t.trace" native
+[ ! -s "$T/native.err" ] || fail "replay --pace=native said: $(cat "$T/native.err")"
+expect_grep "$T/native.txt" 'pace native'
+
+# a trace without the calibration: the recorded gaps, and one line that says so
+expect_exit 0 "$FSTAP" export -o "$T/t.jsonl" "$T/t.trace"
+python3 - "$T/t.jsonl" "$T/old.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+h = json.loads(lines[0])
+del h["metadata"]["recorder"]["calibration"]
+open(sys.argv[2], "w").write("\n".join([json.dumps(h)] + lines[1:]))
+PY
+expect_exit 0 "$FSTAP" import -o "$T/old.trace" "$T/old.jsonl"
+replay_native "$T/old.trace" old
+[ "$(wc -l <"$T/old.err")" = 1 ] || fail "expected one line about the missing calibration: $(cat "$T/old.err")"
+expect_grep "$T/old.err" 'no round-trip calibration (recorder.calibration): --pace=native keeps the recorded gaps'
+
+# usage: native is a pace of replay's
+expect_exit 0 "$FSTAP" replay --help
+expect_grep "$T/out" 'native (the'
+expect_exit 2 "$FSTAP" replay --pace=nativ "$T/t.trace" "$T/r"
+expect_grep "$T/err" 'afap, orig, native or N%'
+finish
