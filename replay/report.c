@@ -319,6 +319,8 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(o, "elapsed_ns", json_integer((json_int_t)r->elapsed_ns));
 	json_object_set_new(o, "ops", json_integer((json_int_t)r->replayed));
 	json_object_set_new(o, "ops_per_s", json_real((double)r->replayed / t));
+	/* --pace=native with the trace's round trips (false: the trace had none) */
+	json_object_set_new(o, "pace_native", json_boolean(r->pace_native));
 	json_object_set_new(o, "bytes_read", json_integer((json_int_t)bytes_of(r, FSTAP_OP_READ)));
 	json_object_set_new(o, "bytes_written",
 			    json_integer((json_int_t)bytes_of(r, FSTAP_OP_WRITE)));
