@@ -74,6 +74,7 @@
 
 struct options {
 	unsigned files, dirs, threads, reps;
+	unsigned rounds;	/* > 0: write --keep with the phases repeated, measure nothing */
 	bool json, raw_fh;
 	const char *dir;
 	const char *keep;	/* write the trace here and keep it */
@@ -165,6 +166,12 @@ struct gen_thread {
 	bool waiting;		/* at the barrier */
 	unsigned first_dir, ndirs;
 	uint64_t fh, fd;	/* open handle during a file's steps */
+};
+
+/* What carries over from one round of the phases to the next. */
+struct carry {
+	unsigned round;
+	uint64_t clock, next_obj, next_fh;
 };
 
 struct gen {
@@ -403,7 +410,13 @@ static bool gen_step(struct gen *g, unsigned t)
 	return true;
 }
 
-static void stream_build(struct stream *s, const struct options *opt)
+/*
+ * The stream of one round of the phases. Round 0 starts with the process
+ * record and names its directories dir.NNN; round k > 0 names them
+ * dir.KKKKK.NNN (fresh paths) and goes on with the object ids, handle ids
+ * and clock where round k - 1 ended.
+ */
+static void stream_build(struct stream *s, const struct options *opt, struct carry *c)
 {
 	struct gen g;
 	unsigned i, t;
@@ -421,7 +434,9 @@ static void stream_build(struct stream *s, const struct options *opt)
 	s->names = xcalloc(s->nnames, sizeof(*s->names));
 	s->name_len = xcalloc(s->nnames, 1);
 	for (i = 0; i < s->dirs; i++)
-		s->name_len[i] = (uint8_t)snprintf(s->names[i], 16, "dir.%03u", i);
+		s->name_len[i] = (uint8_t)(c->round ?
+			snprintf(s->names[i], 16, "dir.%05u.%03u", c->round % 100000, i) :
+			snprintf(s->names[i], 16, "dir.%03u", i));
 	for (i = 0; i < s->files; i++)
 		s->name_len[s->dirs + i] = (uint8_t)snprintf(s->names[s->dirs + i], 16,
 							     "file.%06u", i);
@@ -429,18 +444,17 @@ static void stream_build(struct stream *s, const struct options *opt)
 	g.raw_fh = opt->raw_fh;
 	g.dir_obj = xcalloc(s->dirs, sizeof(uint64_t));
 	g.file_obj = xcalloc(s->files, sizeof(uint64_t));
-	g.next_obj = FSTAP_ROOT_OBJ + 1;
-	g.next_fh = 1;
+	g.next_obj = c->round ? c->next_obj : FSTAP_ROOT_OBJ + 1;
+	g.next_fh = c->round ? c->next_fh : 1;
 
 	/* The process record comes first, as the recorder writes it once per pid. */
-	if (s->n == s->cap) {
-		s->cap = 1 << 16;
-		s->ops = xcalloc(s->cap, sizeof(*s->ops));
-	}
-	s->ops[s->n++] = (struct synth){ .op = FSTAP_OP_PROCESS, .name = NO_NAME };
+	s->cap = 1 << 16;
+	s->ops = xcalloc(s->cap, sizeof(*s->ops));
+	if (c->round == 0)
+		s->ops[s->n++] = (struct synth){ .op = FSTAP_OP_PROCESS, .name = NO_NAME };
 
 	for (t = 0; t < s->threads; t++) {
-		g.th[t].clock = 1000000 + rng_range(0, 20000);
+		g.th[t].clock = c->clock + 1000000 + rng_range(0, 20000);
 		g.th[t].first_dir = t * (s->dirs / s->threads);
 		g.th[t].ndirs = s->dirs / s->threads;
 	}
@@ -468,8 +482,22 @@ static void stream_build(struct stream *s, const struct options *opt)
 		}
 		g.phase++;
 	}
+	c->clock = g.th[0].clock;
+	for (t = 1; t < s->threads; t++)
+		if (g.th[t].clock > c->clock)
+			c->clock = g.th[t].clock;
+	c->next_obj = g.next_obj;
+	c->next_fh = g.next_fh;
+	c->round++;
 	free(g.dir_obj);
 	free(g.file_obj);
+}
+
+static void stream_free(struct stream *s)
+{
+	free(s->ops);
+	free(s->names);
+	free(s->name_len);
 }
 
 /* Fills r from o the way the recorder fills its record on the stack. */
@@ -692,25 +720,43 @@ static uint64_t export_all(const struct stream *s, const char *path, int devnull
 	return total;
 }
 
-static void write_trace(const struct stream *s, const char *path, uint64_t *file_bytes)
+/*
+ * Writes s, then (--rounds N) the N - 1 further rounds of the phases built
+ * one at a time from c, so that memory stays that of one round.
+ */
+static void write_trace(const struct stream *s, const struct options *opt, struct carry c,
+			const char *path, uint64_t *file_bytes, uint64_t *nrec)
 {
 	static char meta[] = "{\"host\":\"trace-bench\",\"synthetic\":true}";
 	struct fstap_trace_info info = { .start_realtime_ns = 1700000000ull * 1000000000u,
 					 .start_monotonic_ns = 0, .metadata_json = meta };
 	struct fstap_writer *w;
 	struct fstap_rec r;
+	struct stream next;
+	uint64_t end_ns;
 	struct stat st;
 	size_t i;
 	int ret;
 
 	if ((ret = fstap_writer_open(&w, path, &info, CHUNK_PAYLOAD)))
 		die(path, ret);
-	for (i = 0; i < s->n; i++) {
-		build_rec(s, &s->ops[i], &r);
-		if ((ret = fstap_writer_add(w, &r)))
-			die(fstap_writer_errmsg(w), ret);
+	*nrec = 0;
+	for (;;) {
+		for (i = 0; i < s->n; i++) {
+			build_rec(s, &s->ops[i], &r);
+			if ((ret = fstap_writer_add(w, &r)))
+				die(fstap_writer_errmsg(w), ret);
+		}
+		*nrec += s->n;
+		end_ns = s->ops[s->n - 1].start_ns + 1000;
+		if (s == &next)
+			stream_free(&next);
+		if (c.round >= opt->rounds)
+			break;
+		stream_build(&next, opt, &c);
+		s = &next;
 	}
-	if ((ret = fstap_writer_close(w, s->ops[s->n - 1].start_ns + 1000, false)))
+	if ((ret = fstap_writer_close(w, end_ns, false)))
 		die(fstap_writer_errmsg(w), ret);
 	fstap_writer_free(w);
 	if (stat(path, &st))
@@ -813,6 +859,7 @@ static int syscall_workload(const struct options *opt)
 static const char usage[] =
 	"usage: trace-bench [--json] [--files N] [--dirs N] [--threads N] [--reps N]\n"
 	"                   [--dir DIR] [--raw-fh] [--keep TRACE]\n"
+	"       trace-bench --rounds N --keep TRACE [--files N] [--dirs N] [--threads N]\n"
 	"       trace-bench --syscall-workload DIR [--files N] [--dirs N] [--threads N]\n"
 	"\n"
 	"Measures libfstap on a synthetic mdtest-like stream (default 100000 files\n"
@@ -823,6 +870,11 @@ static const char usage[] =
 	"  --dir DIR         where the trace file is written (default /dev/shm, else /tmp)\n"
 	"  --raw-fh          handles as the recorder's raw fh (id << 24 | fd)\n"
 	"  --keep TRACE      write the trace file to TRACE and keep it\n"
+	"  --rounds N        write to TRACE the phases N times over, each round in\n"
+	"                    fresh directories (dir.KKKKK.NNN), built one round at a\n"
+	"                    time, print the number of records and measure nothing:\n"
+	"                    a trace of any length (--files 90900: 1000200 records\n"
+	"                    a round, the first one record more)\n"
 	"  --syscall-workload DIR\n"
 	"                    run the same operations as system calls in DIR (empty),\n"
 	"                    for measuring a real strace of them; measures nothing\n";
@@ -850,11 +902,13 @@ int main(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'D' },
 		{ "raw-fh", no_argument, NULL, 'R' },
 		{ "keep", required_argument, NULL, 'K' },
+		{ "rounds", required_argument, NULL, 'N' },
 		{ "syscall-workload", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct options opt = { .files = 100000, .dirs = 100, .threads = 4, .reps = 5 };
+	struct carry carry = { 0 };
 	struct fstap_chunk_enc *enc;
 	struct encoded e = { 0 };
 	struct stream s;
@@ -878,6 +932,7 @@ int main(int argc, char **argv)
 		case 'D': opt.dir = optarg; break;
 		case 'R': opt.raw_fh = true; break;
 		case 'K': opt.keep = optarg; break;
+		case 'N': opt.rounds = parse_uint(optarg, "--rounds"); break;
 		case 'W': opt.workload_dir = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
@@ -891,6 +946,20 @@ int main(int argc, char **argv)
 	}
 	if (opt.workload_dir)
 		return syscall_workload(&opt);
+	if (opt.rounds && !opt.keep) {
+		fprintf(stderr, "trace-bench: --rounds needs --keep TRACE\n");
+		return 2;
+	}
+	if (opt.rounds) {
+		uint64_t nrec;
+
+		stream_build(&s, &opt, &carry);
+		write_trace(&s, &opt, carry, opt.keep, &file_bytes, &nrec);
+		stream_free(&s);
+		printf("%llu records (%u rounds), %llu bytes\n", (unsigned long long)nrec,
+		       opt.rounds, (unsigned long long)file_bytes);
+		return 0;
+	}
 
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
@@ -899,7 +968,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace-bench: cannot pin to CPU 0: %s (measuring anyway)\n",
 			strerror(errno));
 
-	stream_build(&s, &opt);
+	stream_build(&s, &opt, &carry);
 	if (!opt.dir)
 		opt.dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	if (opt.keep)
@@ -923,7 +992,7 @@ int main(int argc, char **argv)
 
 	/* Untimed: the chunks for the in-memory decode, the size, the file. */
 	encode_all(&s, enc, buf, &e);
-	write_trace(&s, path, &file_bytes);
+	write_trace(&s, &opt, carry, path, &file_bytes, &nread);
 	nread = decode_file(path);
 	if (nread != s.n + 1) {	/* + the footer */
 		fprintf(stderr, "trace-bench: read %llu records back, wrote %zu\n",
@@ -1041,9 +1110,7 @@ int main(int argc, char **argv)
 	free(buf);
 	free(e.arena);
 	free(e.chunks);
-	free(s.ops);
-	free(s.names);
-	free(s.name_len);
+	stream_free(&s);
 	free(enc_s);
 	free(build_s);
 	free(dec_s);

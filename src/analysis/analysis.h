@@ -63,6 +63,8 @@ void an_objtab_free(struct an_objtab *t);
 /* The entry of obj, or NULL (get) / a new zeroed entry (add; NULL on ENOMEM). */
 struct an_obj *an_objtab_get(const struct an_objtab *t, uint64_t obj);
 struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj);
+/* Forgets obj (if known); moves another entry: pointers from get/add end here. */
+void an_objtab_del(struct an_objtab *t, uint64_t obj);
 /* Sets parent and name of obj (creating the entry). 0 or -ENOMEM. */
 int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fstap_bytes name);
 /*

@@ -54,6 +54,7 @@ ANALYSIS_TESTS = \
 	tests/integration/t3020-reorder.sh \
 	tests/integration/t3030-report-order-recorded.sh \
 	tests/integration/t3040-report-order-xproc.sh \
+	tests/integration/t3050-reorder-bounded-memory.sh \
 	tests/integration/t3200-anonymize.sh \
 	tests/integration/t3210-anonymize-order.sh
 TESTS += $(ANALYSIS_TESTS)

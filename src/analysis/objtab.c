@@ -122,6 +122,34 @@ struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
 	return o;
 }
 
+void an_objtab_del(struct an_objtab *t, uint64_t obj)
+{
+	size_t mask = t->nslots - 1, s = find_slot(t, obj), j;
+	uint32_t idx;
+
+	if (!t->slots[s])
+		return;
+	idx = t->slots[s] - 1;
+	free(t->objs[idx].name);
+	/* backward shift: no entry after the hole may be left unreachable */
+	t->slots[s] = 0;
+	for (j = (s + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
+		size_t home = mix64(t->objs[t->slots[j] - 1].obj) & mask;
+
+		/* the entry at j stays if its home lies cyclically in (s, j] */
+		if (s < j ? home > s && home <= j : home > s || home <= j)
+			continue;
+		t->slots[s] = t->slots[j];
+		t->slots[j] = 0;
+		s = j;
+	}
+	/* the last entry fills the hole in the array */
+	if (idx != --t->n) {
+		t->objs[idx] = t->objs[t->n];
+		t->slots[find_slot(t, t->objs[idx].obj)] = idx + 1;
+	}
+}
+
 int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fstap_bytes name)
 {
 	struct an_obj *o = an_objtab_add(t, obj);

@@ -27,6 +27,18 @@
  * minus the slot's span. Over a whole run the spans are a permutation of
  * the same values, so the shift returns to 0 at its end: nothing outside the
  * run moves, and within the thread the new times follow the new order.
+ *
+ * Streaming. The plan is fed the records one at a time and tells (resolve)
+ * each record's new time as soon as it is known: at once for a record in
+ * no group, when its run ends for the others. A placed group never starts
+ * before its run's first slot, so no record still to be resolved can get a
+ * time below the earliest first slot of the open runs, nor below the
+ * current input time plus the most negative shift of a moved group whose
+ * handles are still open (their releases follow the group). The command
+ * holds the resolved records in a heap and writes those below that bound:
+ * its memory is that of the open runs, the open handles and the records
+ * they span, not of the trace. A run ends with its groups freed; a handle
+ * ends with its release.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,6 +55,12 @@
 
 const char *const an_order_names[AN_BY_NR] = { "readdir", "name", "inode", "random" };
 
+/* A record the plan holds until its new time is known. */
+struct mref {
+	const struct fstap_rec *rec;
+	uint64_t seq;
+};
+
 struct grp {
 	uint64_t id, file;
 	struct prun *run;		/* NULL once the run is closed */
@@ -54,12 +72,14 @@ struct grp {
 	uint64_t ino;
 	uint8_t *name;
 	uint32_t name_len;
-	size_t *members, nmem, capmem;
-	struct grp *all_next;
+	struct mref *members;
+	size_t nmem, capmem;
+	unsigned nhandles;		/* open handles whose release joins it */
+	struct grp *prev, *next;	/* placed with open handles: the plan's held list */
 };
 
 struct between {
-	size_t idx;
+	struct mref m;
 	size_t slot;			/* comes before group slot (index) */
 };
 
@@ -71,25 +91,29 @@ struct prun {
 	size_t ng, capg;
 	struct between *btw;
 	size_t nbtw, capbtw;
-	size_t *pending;		/* the thread's neutral records since its last group record */
+	struct mref *pending;		/* the thread's neutral records since its last group record */
 	size_t npend, cappend;
 	bool active;
 };
 
+/* Tells the new time of one record; 0 or -ENOMEM. */
+typedef int (*resolve_fn)(void *arg, const struct mref *m, uint64_t new_t);
+
 struct plan {
-	const struct fstap_rec *const *recs;
 	enum an_order by;
 	uint64_t rng;
 	struct an_objtab *objs;		/* u[2] listing position + 1, u[3] listing counter (dirs) */
 	struct an_objtab *threads;	/* priv: the thread's active run */
 	struct an_objtab *handles;	/* priv: the group that opened the handle */
-	struct an_objtab *files;	/* priv: the file's latest group */
+	struct an_objtab *files;	/* priv: the file's latest group, while its run is open */
 	struct fstap_pathmap *pm;
 	struct prun **active;
 	size_t nactive, capactive;
-	struct grp *all;
+	struct grp *held;		/* placed groups that open handles still reach */
 	uint64_t next_gid, next_rid;
-	uint64_t *group, *run, *new_t;
+	uint64_t *group, *run;		/* per record (an_reorder_plan), or NULL */
+	resolve_fn resolve;
+	void *arg;
 	struct an_reorder_stats st;
 };
 
@@ -174,64 +198,120 @@ static int cmp_grp(const void *a, const void *b, void *arg)
 	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
-static void place(struct plan *p, struct grp *g, int64_t delta)
+static int resolve_at(struct plan *p, const struct mref *m, int64_t t)
+{
+	return p->resolve(p->arg, m, t < 0 ? 0 : (uint64_t)t);
+}
+
+static void grp_free(struct grp *g)
+{
+	free(g->members);
+	free(g->name);
+	free(g);
+}
+
+/* One handle of g less: a placed group nothing reaches any more is freed. */
+static void grp_unref(struct plan *p, struct grp *g)
+{
+	if (--g->nhandles || !g->placed)
+		return;
+	if (g->prev)
+		g->prev->next = g->next;
+	else
+		p->held = g->next;
+	if (g->next)
+		g->next->prev = g->prev;
+	grp_free(g);
+}
+
+/* Once its run is closed: freed, or kept on the held list for its handles. */
+static void grp_done(struct plan *p, struct grp *g)
+{
+	struct an_obj *f = an_objtab_get(p->files, g->file);
+
+	if (f && f->priv == g)
+		an_objtab_del(p->files, g->file);
+	if (!g->nhandles) {
+		grp_free(g);
+		return;
+	}
+	g->prev = NULL;
+	g->next = p->held;
+	if (p->held)
+		p->held->prev = g;
+	p->held = g;
+}
+
+static int place(struct plan *p, struct grp *g, int64_t delta)
 {
 	size_t i;
+	int ret;
 
 	g->delta = delta;
 	g->placed = true;
-	for (i = 0; i < g->nmem; i++) {
-		int64_t t = (int64_t)p->recs[g->members[i]]->start_ns + delta;
-
-		p->new_t[g->members[i]] = t < 0 ? 0 : (uint64_t)t;
-	}
+	for (i = 0; i < g->nmem; i++)
+		if ((ret = resolve_at(p, &g->members[i], (int64_t)g->members[i].rec->start_ns + delta)))
+			return ret;
 	free(g->members);
 	g->members = NULL;
 	g->nmem = g->capmem = 0;
+	return 0;
 }
 
+static int shuffle_run(struct plan *p, struct prun *r, struct grp ***out)
+{
+	struct grp **order;
+	size_t k;
+
+	*out = NULL;
+	if (r->ng < 2)
+		return 0;
+	order = malloc(r->ng * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	memcpy(order, r->g, r->ng * sizeof(*order));
+	if (p->by == AN_BY_RANDOM) {
+		for (k = r->ng - 1; k > 0; k--) {
+			size_t j = (size_t)(splitmix(&p->rng) % (k + 1));
+			struct grp *t = order[k];
+
+			order[k] = order[j];
+			order[j] = t;
+		}
+	} else {
+		qsort_r(order, r->ng, sizeof(*order), cmp_grp, &p->by);
+	}
+	p->st.runs++;
+	p->st.groups += r->ng;
+	*out = order;
+	return 0;
+}
+
+/* Places the run's groups and resolves its records; frees the run. */
 static int close_run(struct plan *p, struct prun *r)
 {
 	struct grp **order = NULL;
 	size_t k, b = 0, i;
 	int64_t shift = 0;
+	int ret = shuffle_run(p, r, &order);
 
-	if (r->ng >= 2) {
-		order = malloc(r->ng * sizeof(*order));
-		if (!order)
-			return -ENOMEM;
-		memcpy(order, r->g, r->ng * sizeof(*order));
-		if (p->by == AN_BY_RANDOM) {
-			for (k = r->ng - 1; k > 0; k--) {
-				size_t j = (size_t)(splitmix(&p->rng) % (k + 1));
-				struct grp *t = order[k];
-
-				order[k] = order[j];
-				order[j] = t;
-			}
-		} else {
-			qsort_r(order, r->ng, sizeof(*order), cmp_grp, &p->by);
-		}
-		p->st.runs++;
-		p->st.groups += r->ng;
-	}
-	for (k = 0; k < r->ng; k++) {
+	for (k = 0; k < r->ng && !ret; k++) {
 		struct grp *slot = r->g[k], *g = order ? order[k] : slot;
 
 		/* the neutral records before slot k move with the shift so far */
-		for (; b < r->nbtw && r->btw[b].slot <= k; b++) {
-			int64_t t = (int64_t)p->recs[r->btw[b].idx]->start_ns + shift;
-
-			p->new_t[r->btw[b].idx] = t < 0 ? 0 : (uint64_t)t;
-		}
+		for (; b < r->nbtw && r->btw[b].slot <= k && !ret; b++)
+			ret = resolve_at(p, &r->btw[b].m, (int64_t)r->btw[b].m.rec->start_ns + shift);
 		if (order) {
 			p->st.moved += g != slot;
 			p->st.records += g->nmem;
 		}
-		place(p, g, (int64_t)(slot->first_t + (uint64_t)shift) - (int64_t)g->first_t);
+		if (!ret)
+			ret = place(p, g, (int64_t)(slot->first_t + (uint64_t)shift) - (int64_t)g->first_t);
 		shift += (int64_t)(g->end_t - g->first_t) - (int64_t)(slot->end_t - slot->first_t);
 	}
 	/* shift is 0 again here: the neutral records after the last slot stay */
+	for (i = 0; i < r->npend && !ret; i++)
+		ret = resolve_at(p, &r->pending[i], (int64_t)r->pending[i].rec->start_ns);
 	free(order);
 	for (i = 0; i < p->nactive; i++) {
 		if (p->active[i] == r) {
@@ -239,26 +319,24 @@ static int close_run(struct plan *p, struct prun *r)
 			break;
 		}
 	}
-	{
-		struct an_obj *t = an_objtab_get(p->threads, r->tid);
-
-		if (t && t->priv == r)
-			t->priv = NULL;
-	}
-	for (k = 0; k < r->ng; k++)
+	an_objtab_del(p->threads, r->tid);
+	for (k = 0; k < r->ng; k++) {
 		r->g[k]->run = NULL;
+		r->g[k]->placed = true;	/* after an error too: freed below or with its handles */
+		grp_done(p, r->g[k]);
+	}
 	free(r->g);
 	free(r->btw);
 	free(r->pending);
 	free(r);
-	return 0;
+	return ret;
 }
 
-static int add_member(struct grp *g, size_t idx)
+static int add_member(struct grp *g, const struct fstap_rec *rec, uint64_t seq)
 {
 	if (an_grow((void **)&g->members, &g->capmem, g->nmem, sizeof(*g->members)))
 		return -ENOMEM;
-	g->members[g->nmem++] = idx;
+	g->members[g->nmem++] = (struct mref){ rec, seq };
 	return 0;
 }
 
@@ -270,9 +348,19 @@ static void span(struct grp *g, const struct fstap_rec *rec)
 		g->end_t = rec->start_ns + rec->dur_ns;
 }
 
-static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, size_t idx)
+static uint8_t *copy_name(const uint8_t *name, uint32_t len)
 {
-	const struct fstap_rec *rec = p->recs[idx];
+	uint8_t *c = malloc(len + 1);
+
+	if (c) {
+		memcpy(c, name, len);
+		c[len] = 0;
+	}
+	return c;
+}
+
+static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, const struct fstap_rec *rec)
+{
 	struct grp *g = calloc(1, sizeof(*g));
 	struct an_obj *o = an_objtab_get(p->objs, file), *f;
 
@@ -289,28 +377,19 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, size
 	if (o) {
 		g->pos = o->u[2];
 		g->ino = o->ino;
-		if (o->name) {
-			g->name = malloc(o->name_len + 1);
-			if (!g->name) {
-				free(g);
-				return NULL;
-			}
-			memcpy(g->name, o->name, o->name_len + 1);
-			g->name_len = o->name_len;
-		}
-	} else if (rec->op == FSTAP_OP_LOOKUP) {
-		g->name = malloc(rec->name.len + 1);
-		if (!g->name) {
+		if (o->name && !(g->name = copy_name(o->name, o->name_len))) {
 			free(g);
 			return NULL;
 		}
-		memcpy(g->name, rec->name.ptr, rec->name.len);
-		g->name[rec->name.len] = 0;
+		g->name_len = o->name ? o->name_len : 0;
+	} else if (rec->op == FSTAP_OP_LOOKUP) {
+		if (!(g->name = copy_name(rec->name.ptr, rec->name.len))) {
+			free(g);
+			return NULL;
+		}
 		g->name_len = rec->name.len;
 	}
-	g->all_next = p->all;
-	p->all = g;
-	r->g[r->ng++] = g;
+	r->g[r->ng++] = g;	/* the run owns it from here */
 	f = an_objtab_add(p->files, file);
 	if (!f)
 		return NULL;
@@ -335,7 +414,6 @@ static struct prun *new_run(struct plan *p, uint32_t tid, uint64_t dir)
 	t->priv = r;
 	return r;
 }
-
 /* A change by another thread to a run's directory or files ends that run. */
 static int cross_barrier(struct plan *p, const struct fstap_rec *rec)
 {
@@ -395,51 +473,52 @@ static int note_listing(struct plan *p, const struct fstap_rec *rec)
 	return 0;
 }
 
-static int step(struct plan *p, size_t i)
+/* A handle ends with its release: the group it joined no longer waits for it. */
+static void drop_handle(struct plan *p, uint64_t fh)
 {
-	const struct fstap_rec *rec = p->recs[i];
-	const struct fstap_op_info *oi = fstap_op_info(rec->op);
-	bool mutates = oi && (oi->props & FSTAP_OPP_MUTATES);
-	uint64_t file = 0, dir = 0;
-	struct an_obj *t, *h, *f;
-	struct prun *r;
+	struct an_obj *h = an_objtab_get(p->handles, fh);
+	struct grp *g = h ? h->priv : NULL;
+
+	if (!h)
+		return;
+	an_objtab_del(p->handles, fh);
+	if (g)
+		grp_unref(p, g);
+}
+
+static void note(struct plan *p, uint64_t seq, const struct grp *g, uint64_t run_id)
+{
+	if (p->group) {
+		p->group[seq] = g->id;
+		p->run[seq] = run_id;
+	}
+}
+
+/* A record without a thread (a release): joins the group that opened its handle. */
+static int step_threadless(struct plan *p, const struct mref *m, const struct fstap_op_info *oi)
+{
+	const struct fstap_rec *rec = m->rec;
+	struct an_obj *h = rec->fh && oi && (oi->props & FSTAP_OPP_HANDLE) && !(rec->flags & FSTAP_RF_KERNEL)
+			   ? an_objtab_get(p->handles, rec->fh) : NULL;
+	struct grp *g = h ? h->priv : NULL;
+
+	if (!g || g->file != rec->obj)
+		return resolve_at(p, m, (int64_t)rec->start_ns);
+	note(p, m->seq, g, g->run_id);
+	if (g->placed)
+		return resolve_at(p, m, (int64_t)rec->start_ns + g->delta);
+	return add_member(g, rec, m->seq);
+}
+
+/* The run and group a group record of file in dir joins (new ones if need be). */
+static int join(struct plan *p, struct prun **rp, struct grp **gp, uint64_t file, uint64_t dir,
+		const struct fstap_rec *rec)
+{
+	struct prun *r = *rp;
 	struct grp *g;
+	struct an_obj *f;
 	int ret;
 
-	if (mutates && (ret = cross_barrier(p, rec)))
-		return ret;
-	if (rec->tid == 0 || (rec->flags & FSTAP_RF_KERNEL)) {
-		/* a release (or other handle op) without a thread joins its opener */
-		h = rec->fh && oi && (oi->props & FSTAP_OPP_HANDLE) && !(rec->flags & FSTAP_RF_KERNEL)
-		    ? an_objtab_get(p->handles, rec->fh) : NULL;
-		g = h ? h->priv : NULL;
-		if (g && g->file == rec->obj) {
-			p->group[i] = g->id;
-			p->run[i] = g->run_id;
-			if (g->placed) {
-				int64_t nt = (int64_t)rec->start_ns + g->delta;
-
-				p->new_t[i] = nt < 0 ? 0 : (uint64_t)nt;
-			} else if ((ret = add_member(g, i))) {
-				return ret;
-			}
-		}
-		return 0;
-	}
-	t = an_objtab_get(p->threads, rec->tid);
-	r = t ? t->priv : NULL;
-	if (!classify(p, rec, &file, &dir)) {
-		if (!r)
-			return 0;
-		if (mutates || rec->op == FSTAP_OP_OPENDIR || rec->op == FSTAP_OP_READDIR ||
-		    rec->op == FSTAP_OP_RELEASEDIR || rec->op == FSTAP_OP_FSYNCDIR ||
-		    rec->op == FSTAP_OP_COPY_FILE_RANGE)
-			return close_run(p, r);
-		if (an_grow((void **)&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
-			return -ENOMEM;
-		r->pending[r->npend++] = i;
-		return 0;
-	}
 	if (r && r->dir != dir) {
 		if ((ret = close_run(p, r)))
 			return ret;
@@ -456,49 +535,156 @@ static int step(struct plan *p, size_t i)
 		}
 		g = NULL;
 	}
-	if (!r) {
-		r = new_run(p, rec->tid, dir);
+	if (!r && !(r = new_run(p, rec->tid, dir)))
+		return -ENOMEM;
+	*rp = r;
+	*gp = g;
+	return 0;
+}
+
+static int step(struct plan *p, const struct mref *m)
+{
+	const struct fstap_rec *rec = m->rec;
+	const struct fstap_op_info *oi = fstap_op_info(rec->op);
+	bool mutates = oi && (oi->props & FSTAP_OPP_MUTATES);
+	uint64_t file = 0, dir = 0;
+	struct an_obj *t, *h;
+	struct prun *r;
+	struct grp *g;
+	size_t k;
+	int ret;
+
+	if (mutates && (ret = cross_barrier(p, rec)))
+		return ret;
+	if (rec->tid == 0 || (rec->flags & FSTAP_RF_KERNEL))
+		return step_threadless(p, m, oi);
+	t = an_objtab_get(p->threads, rec->tid);
+	r = t ? t->priv : NULL;
+	if (!classify(p, rec, &file, &dir)) {
 		if (!r)
+			return resolve_at(p, m, (int64_t)rec->start_ns);
+		if (mutates || rec->op == FSTAP_OP_OPENDIR || rec->op == FSTAP_OP_READDIR ||
+		    rec->op == FSTAP_OP_RELEASEDIR || rec->op == FSTAP_OP_FSYNCDIR ||
+		    rec->op == FSTAP_OP_COPY_FILE_RANGE) {
+			if ((ret = close_run(p, r)))
+				return ret;
+			return resolve_at(p, m, (int64_t)rec->start_ns);
+		}
+		if (an_grow((void **)&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
 			return -ENOMEM;
+		r->pending[r->npend++] = *m;
+		return 0;
 	}
+	if ((ret = join(p, &r, &g, file, dir, rec)))
+		return ret;
 	if (g) {
 		/* the neutral records inside a group move with it */
-		size_t k;
-
 		for (k = 0; k < r->npend; k++) {
-			if ((ret = add_member(g, r->pending[k])))
+			if ((ret = add_member(g, r->pending[k].rec, r->pending[k].seq)))
 				return ret;
-			p->group[r->pending[k]] = g->id;
-			p->run[r->pending[k]] = r->id;
-			span(g, p->recs[r->pending[k]]);
+			note(p, r->pending[k].seq, g, r->id);
+			span(g, r->pending[k].rec);
 		}
 	} else {
-		size_t k;
-
-		if (r->ng) {
-			for (k = 0; k < r->npend; k++) {
-				if (an_grow((void **)&r->btw, &r->capbtw, r->nbtw, sizeof(*r->btw)))
-					return -ENOMEM;
-				r->btw[r->nbtw].idx = r->pending[k];
-				r->btw[r->nbtw++].slot = r->ng;
-			}
+		for (k = 0; k < r->npend && r->ng; k++) {
+			if (an_grow((void **)&r->btw, &r->capbtw, r->nbtw, sizeof(*r->btw)))
+				return -ENOMEM;
+			r->btw[r->nbtw].m = r->pending[k];
+			r->btw[r->nbtw++].slot = r->ng;
 		}
-		g = new_group(p, r, file, i);
+		g = new_group(p, r, file, rec);
 		if (!g)
 			return -ENOMEM;
 	}
 	r->npend = 0;
-	if ((ret = add_member(g, i)))
+	if ((ret = add_member(g, rec, m->seq)))
 		return ret;
 	span(g, rec);
-	p->group[i] = g->id;
-	p->run[i] = r->id;
+	note(p, m->seq, g, r->id);
 	if (rec->op == FSTAP_OP_OPEN && rec->result >= 0 && rec->fh) {
+		drop_handle(p, rec->fh);	/* a handle id used again without its release */
 		h = an_objtab_add(p->handles, rec->fh);
 		if (!h)
 			return -ENOMEM;
 		h->priv = g;
+		g->nhandles++;
 	}
+	return 0;
+}
+
+static int plan_init(struct plan *p, struct an_objtab *objs, struct fstap_pathmap *pm,
+		     enum an_order by, uint64_t seed, resolve_fn resolve, void *arg)
+{
+	*p = (struct plan){ .by = by, .rng = seed, .objs = objs, .pm = pm, .resolve = resolve,
+			    .arg = arg };
+	if (an_objtab_new(&p->threads) || an_objtab_new(&p->handles) || an_objtab_new(&p->files))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Feeds one operation record (seq counts them from 0); rec stays valid until resolved. */
+static int plan_feed(struct plan *p, const struct fstap_rec *rec, uint64_t seq)
+{
+	struct mref m = { rec, seq };
+	int ret;
+
+	if ((ret = step(p, &m)))
+		return ret;
+	if (rec->op == FSTAP_OP_RELEASE && rec->fh)
+		drop_handle(p, rec->fh);
+	if (rec->op == FSTAP_OP_READDIR && rec->result >= 0 && (ret = note_listing(p, rec)))
+		return ret;
+	return an_objtab_apply(p->objs, p->pm, rec);
+}
+
+/*
+ * No record still to be resolved gets a time below this, now being the
+ * start of the latest record fed (module comment).
+ */
+static uint64_t plan_low(const struct plan *p, uint64_t now)
+{
+	uint64_t low = now;
+	const struct grp *g;
+	size_t i;
+
+	for (i = 0; i < p->nactive; i++)
+		if (p->active[i]->ng && p->active[i]->g[0]->first_t < low)
+			low = p->active[i]->g[0]->first_t;
+	for (g = p->held; g; g = g->next) {
+		uint64_t d = g->delta < 0 ? (uint64_t)-g->delta : 0;
+
+		if (d && (now < d ? 0 : now - d) < low)
+			low = now < d ? 0 : now - d;
+	}
+	return low;
+}
+
+/* Ends the plan: resolves the records of the open runs (err 0), frees everything. */
+static int plan_end(struct plan *p, int err)
+{
+	int ret;
+
+	while (p->nactive)
+		if ((ret = close_run(p, p->active[p->nactive - 1])) && !err)
+			err = ret;
+	while (p->held) {
+		struct grp *g = p->held;
+
+		p->held = g->next;
+		grp_free(g);
+	}
+	free(p->active);
+	an_objtab_free(p->threads);
+	an_objtab_free(p->handles);
+	an_objtab_free(p->files);
+	p->active = NULL;
+	p->threads = p->handles = p->files = NULL;
+	return err;
+}
+
+static int set_new_t(void *arg, const struct mref *m, uint64_t new_t)
+{
+	((uint64_t *)arg)[m->seq] = new_t;
 	return 0;
 }
 
@@ -506,64 +692,182 @@ int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_obj
 		    struct fstap_pathmap *pm, enum an_order by, uint64_t seed, uint64_t *group, uint64_t *run,
 		    uint64_t *new_t, struct an_reorder_stats *st)
 {
-	struct plan p = { .recs = recs, .by = by, .rng = seed, .objs = objs, .pm = pm,
-			  .group = group, .run = run, .new_t = new_t };
-	struct grp *g, *next;
+	struct plan p;
 	size_t i;
-	int ret = -ENOMEM;
+	int ret;
 
 	for (i = 0; i < n; i++) {
 		group[i] = run[i] = 0;
 		new_t[i] = recs[i]->start_ns;
 	}
-	if (an_objtab_new(&p.threads) || an_objtab_new(&p.handles) || an_objtab_new(&p.files))
-		goto out;
-	for (i = 0; i < n; i++) {
-		const struct fstap_rec *rec = recs[i];
-
-		if ((ret = step(&p, i)))
-			goto out;
-		if (rec->op == FSTAP_OP_READDIR && rec->result >= 0 && (ret = note_listing(&p, rec)))
-			goto out;
-		if ((ret = an_objtab_apply(objs, p.pm, rec)))
-			goto out;
-	}
-	while (p.nactive)
-		if ((ret = close_run(&p, p.active[p.nactive - 1])))
-			goto out;
-	ret = 0;
-out:
-	while (p.nactive)
-		close_run(&p, p.active[p.nactive - 1]);	/* after an error: frees */
-	for (g = p.all; g; g = next) {
-		next = g->all_next;
-		free(g->members);
-		free(g->name);
-		free(g);
-	}
-	free(p.active);
-	an_objtab_free(p.threads);
-	an_objtab_free(p.handles);
-	an_objtab_free(p.files);
+	ret = plan_init(&p, objs, pm, by, seed, set_new_t, new_t);
+	p.group = group;
+	p.run = run;
+	for (i = 0; i < n && !ret; i++)
+		ret = plan_feed(&p, recs[i], i);
+	ret = plan_end(&p, ret);
 	if (st)
 		*st = p.st;
 	return ret;
 }
 
-/* ---- the command: load, plan, write ------------------------------------- */
+/* ---- the command: read, plan, write in time order ------------------------ */
 
-struct item {
-	uint64_t t;
-	size_t idx;
+/* A resolved record waiting for its place in the output. */
+struct ready {
+	uint64_t t, seq;
+	struct fstap_rec *rec;
 };
 
-static int cmp_item(const void *a, const void *b)
-{
-	const struct item *x = a, *y = b;
+struct outq {
+	struct ready *heap;
+	size_t n, cap;
+	uint64_t seq;		/* of the next record read (operations and metadata) */
+	uint64_t last_start;	/* of the latest operation read: where metadata sorts */
+	struct fstap_writer *w;
+	uint64_t out_end;	/* past the end of every operation written */
+};
 
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+static bool ready_before(const struct ready *a, const struct ready *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int outq_push(void *arg, const struct mref *m, uint64_t new_t)
+{
+	struct outq *q = arg;
+	size_t i;
+
+	if (an_grow((void **)&q->heap, &q->cap, q->n, sizeof(*q->heap)))
+		return -ENOMEM;
+	i = q->n++;
+	q->heap[i] = (struct ready){ new_t, m->seq, (struct fstap_rec *)m->rec };
+	while (i && ready_before(&q->heap[i], &q->heap[(i - 1) / 2])) {
+		struct ready t = q->heap[i];
+
+		q->heap[i] = q->heap[(i - 1) / 2];
+		q->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static struct ready outq_pop(struct outq *q)
+{
+	struct ready top = q->heap[0];
+	size_t i = 0;
+
+	q->heap[0] = q->heap[--q->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct ready t;
+
+		if (l < q->n && ready_before(&q->heap[l], &q->heap[m]))
+			m = l;
+		if (r < q->n && ready_before(&q->heap[r], &q->heap[m]))
+			m = r;
+		if (m == i)
+			return top;
+		t = q->heap[i];
+		q->heap[i] = q->heap[m];
+		q->heap[m] = t;
+		i = m;
+	}
+}
+
+/* Writes (w set) or frees the resolved records below low, in time order. */
+static int outq_write(struct outq *q, uint64_t low)
+{
+	int ret = 0;
+
+	while (q->n && q->heap[0].t < low) {
+		struct ready r = outq_pop(q);
+
+		if (!ret && q->w) {
+			if (!fstap_op_is_meta(r.rec->op)) {
+				r.rec->start_ns = r.t;
+				if (r.t + r.rec->dur_ns >= q->out_end)
+					q->out_end = r.t + r.rec->dur_ns + 1;
+			}
+			ret = fstap_writer_add(q->w, r.rec);
+		}
+		free(r.rec);
+	}
+	return ret;
+}
+
+/* One record from the sorter into the plan (operations) or the queue (metadata). */
+static int reorder_one(struct plan *p, struct outq *q, const struct fstap_rec *rec)
+{
+	struct fstap_rec *c = fstap_rec_clone(rec);
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	if (!fstap_op_is_meta(c->op)) {
+		q->last_start = c->start_ns;
+		/* the plan resolves c into q, after an error too (plan_end) */
+		return plan_feed(p, c, q->seq++);
+	}
+	/* the initial state: names, types and inode numbers before any record */
+	if ((c->op == FSTAP_OP_STATE_INODE || c->op == FSTAP_OP_STATE_DENTRY) &&
+	    (ret = an_objtab_apply(p->objs, p->pm, c))) {
+		free(c);
+		return ret;
+	}
+	ret = outq_push(q, &(struct mref){ c, q->seq++ }, q->last_start);
+	if (ret)
+		free(c);
+	return ret;
+}
+
+static char *reorder_metadata(struct fstap_reader *r, const char *in, enum an_order by, uint64_t seed)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s, s:I}", "tool", "fstap reorder", "source", in,
+			      "by", an_order_names[by], "seed", (json_int_t)seed);
+	char *step = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *meta = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
+
+	json_decref(j);
+	free(step);
+	return meta;
+}
+
+/*
+ * Reads in through the plan, writes what is resolved as the bound allows.
+ * Errors of reading and of memory are printed (*said set), of writing not.
+ */
+static int reorder_stream(struct fstap_reader *r, struct fstap_sorter *s, struct plan *p,
+			  struct outq *q, uint64_t *end_ns, bool *said)
+{
+	struct fstap_rec rec;
+	bool has_footer = false;
+	uint64_t n = 0;
+	int ret;
+
+	while ((ret = fstap_sorter_next(s, &rec)) == 1) {
+		if (rec.op == FSTAP_OP_FOOTER) {
+			has_footer = true;
+			*end_ns = rec.time_ns;
+			continue;
+		}
+		if (rec.op == FSTAP_OP_WATERMARK)	/* not true of the new order */
+			continue;
+		if (!fstap_op_is_meta(rec.op) && !has_footer && rec.start_ns + rec.dur_ns > *end_ns)
+			*end_ns = rec.start_ns + rec.dur_ns;
+		if ((ret = reorder_one(p, q, &rec))) {
+			*said = true;
+			return fstap_error(ret, "out of memory");
+		}
+		/* the bound costs a pass over the open runs: not on every record */
+		if (++n % 256 == 0 && (ret = outq_write(q, plan_low(p, q->last_start))))
+			return ret;
+	}
+	if (ret < 0) {
+		*said = true;
+		fstap_error(ret, "%s", fstap_reader_errmsg(r));
+	}
+	return ret;
 }
 
 int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
@@ -571,152 +875,65 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 {
 	struct fstap_reader *r = NULL;
 	struct fstap_sorter *s = NULL;
-	struct fstap_writer *w = NULL;
 	struct fstap_output *dst = NULL;
 	const char *inputs[] = { in, NULL };
-	struct fstap_rec rec, **ops = NULL, **meta = NULL;
-	size_t nops = 0, capops = 0, nmeta = 0, capmeta = 0, i;
-	uint64_t *group = NULL, *run = NULL, *new_t = NULL, end_ns = 0;
 	struct an_objtab *objs = NULL;
 	struct fstap_pathmap *pm = NULL;
 	struct fstap_trace_info info;
-	struct item *items = NULL;
-	bool has_footer = false;
-	struct fstap_cut cut;
-	uint64_t out_end = 1;
-	char *step = NULL, line[256];
-	json_t *j;
+	struct outq q = { .out_end = 1 };
+	struct plan p = { 0 };
+	uint64_t end_ns = 0;
+	bool said = false;
+	char line[256];
 	int ret;
 
 	if ((ret = an_open_sorted(in, &r, &s)))
 		return ret;
-	/* NEEDSWORK: holds the whole trace in memory; a run is bounded, a window would do */
-	while ((ret = fstap_sorter_next(s, &rec)) == 1) {
-		struct fstap_rec *c;
-
-		if (rec.op == FSTAP_OP_FOOTER) {
-			has_footer = true;
-			end_ns = rec.time_ns;
-			continue;
-		}
-		c = fstap_rec_clone(&rec);
-		if (!c) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (rec.op == FSTAP_OP_WATERMARK) {	/* not true of the new order */
-			free(c);
-			continue;
-		}
-		if (fstap_op_is_meta(rec.op)) {
-			if (an_grow((void **)&meta, &capmeta, nmeta, sizeof(*meta))) {
-				free(c);
-				ret = -ENOMEM;
-				break;
-			}
-			meta[nmeta++] = c;
-		} else {
-			if (an_grow((void **)&ops, &capops, nops, sizeof(*ops))) {
-				free(c);
-				ret = -ENOMEM;
-				break;
-			}
-			ops[nops++] = c;
-			if (!has_footer && rec.start_ns + rec.dur_ns > end_ns)
-				end_ns = rec.start_ns + rec.dur_ns;
-		}
-	}
-	if (ret < 0) {
-		if (ret == -ENOMEM)
-			fstap_error(ret, "out of memory");
-		else
-			fstap_error(ret, "%s", fstap_reader_errmsg(r));
+	/* flags as the input's: a cut input's output gets one watermark, at the end */
+	info = *fstap_reader_info(r);
+	info.metadata_json = reorder_metadata(r, in, by, seed);
+	if (!info.metadata_json || an_objtab_new(&objs) || fstap_pathmap_new(&pm) ||
+	    plan_init(&p, objs, pm, by, seed, outq_push, &q)) {
+		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
-	cut = *fstap_reader_cut(r);
-	if (fstap_reader_notice(r, "reordered", line, sizeof(line)))
-		fstap_warn("%s; the output has no footer either", line);
-	/* the initial state first: names, types and inode numbers before any record */
-	ret = -ENOMEM;
-	if (an_objtab_new(&objs) || fstap_pathmap_new(&pm))
-		goto oom;
-	for (i = 0; i < nmeta; i++)
-		if (meta[i]->op == FSTAP_OP_STATE_INODE || meta[i]->op == FSTAP_OP_STATE_DENTRY)
-			if (an_objtab_apply(objs, pm, meta[i]))
-				goto oom;
-	group = calloc(nops + 1, sizeof(*group));
-	run = calloc(nops + 1, sizeof(*run));
-	new_t = calloc(nops + 1, sizeof(*new_t));
-	items = calloc(nops + 1, sizeof(*items));
-	if (!group || !run || !new_t || !items)
-		goto oom;
-	if ((ret = an_reorder_plan((const struct fstap_rec *const *)ops, nops, objs, pm, by, seed,
-				   group, run, new_t, st)))
-		goto oom;
-	for (i = 0; i < nops; i++) {
-		items[i].t = new_t[i];
-		items[i].idx = i;
-	}
-	if (nops)
-		qsort(items, nops, sizeof(*items), cmp_item);
-
-	j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "tool", "fstap reorder",
-		      "source", in, "by", an_order_names[by], "seed", (json_int_t)seed,
-		      "runs", (json_int_t)(st ? st->runs : 0),
-		      "groups", (json_int_t)(st ? st->groups : 0),
-		      "moved", (json_int_t)(st ? st->moved : 0),
-		      "records", (json_int_t)(st ? st->records : 0));
-	step = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(j);
-	info = *fstap_reader_info(r);
-	/* the output's only watermark: where the input was cut */
-	info.flags &= ~FSTAP_TF_WATERMARKS;
-	if (cut.cut)
-		info.flags |= FSTAP_TF_WATERMARKS;
-	info.metadata_json = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
-	if (!info.metadata_json)
-		goto oom;
-	ret = an_open_trace_output(out, inputs, &info, &dst, &w);
-	free(info.metadata_json);
+	ret = an_open_trace_output(out, inputs, &info, &dst, &q.w);
 	if (ret)
 		goto done;
-	for (i = 0; i < nmeta && !ret; i++)
-		ret = fstap_writer_add(w, meta[i]);
-	for (i = 0; i < nops && !ret; i++) {
-		struct fstap_rec *c = ops[items[i].idx];
-
-		c->start_ns = items[i].t;
-		if (c->start_ns + c->dur_ns >= out_end)
-			out_end = c->start_ns + c->dur_ns + 1;
-		ret = fstap_writer_add(w, c);
+	ret = reorder_stream(r, s, &p, &q, &end_ns, &said);
+	if ((ret = plan_end(&p, ret)) == -ENOMEM && !said) {
+		said = true;
+		fstap_error(ret, "out of memory");
 	}
-	if (!ret && cut.cut)	/* every record of the output is whole */
-		ret = fstap_writer_watermark(w, out_end);
 	if (!ret)
-		ret = fstap_writer_close(w, end_ns, !fstap_reader_complete(r));
-	if (ret) {
-		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(w));
-	} else {
+		ret = outq_write(&q, UINT64_MAX);
+	if (!ret && fstap_reader_notice(r, "reordered", line, sizeof(line)))
+		fstap_warn("%s; the output has no footer either", line);
+	if (!ret && fstap_reader_cut(r)->cut)	/* every record of the output is whole */
+		ret = fstap_writer_watermark(q.w, q.out_end);
+	if (!ret)
+		ret = fstap_writer_close(q.w, end_ns, !fstap_reader_complete(r));
+	if (ret && !said) {
+		fstap_error(ret, "cannot write trace '%s': %s", out, fstap_writer_errmsg(q.w));
+	} else if (!ret) {
 		ret = fstap_output_commit(dst);
 		dst = NULL;
 	}
-	goto done;
-oom:
-	ret = fstap_error(-ENOMEM, "out of memory");
 done:
+	if (p.threads)
+		plan_end(&p, ret);
+	{
+		struct fstap_writer *w = q.w;
+
+		q.w = NULL;
+		outq_write(&q, UINT64_MAX);	/* after an error: frees */
+		fstap_writer_free(w);
+	}
+	free(q.heap);
+	if (st)
+		*st = p.st;
+	free(info.metadata_json);
 	fstap_output_abort(dst);
-	fstap_writer_free(w);
-	for (i = 0; i < nops; i++)
-		free(ops[i]);
-	for (i = 0; i < nmeta; i++)
-		free(meta[i]);
-	free(ops);
-	free(meta);
-	free(group);
-	free(run);
-	free(new_t);
-	free(items);
-	free(step);
 	an_objtab_free(objs);
 	fstap_pathmap_free(pm);
 	fstap_sorter_free(s);
