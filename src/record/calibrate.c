@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fstap/log.h"
@@ -44,6 +45,7 @@
 #define CAL_FILE_NAME "f"
 #define CAL_FILE_SIZE (1u << 20)
 #define CAL_READ_SIZE 4096u
+#define CAL_TIMEOUT_S 10	/* a calibration that takes longer is given up */
 
 struct cal {
 	_Atomic uint64_t handler_ns;	/* the latest request's handler time */
@@ -238,12 +240,67 @@ out:
 	return ret;
 }
 
+/*
+ * The requests run in a thread of their own, so that this thread can give
+ * up on them: a loop that stopped serving would leave a request on the
+ * private mount waiting for ever, and the recorder with it. Closing the
+ * session's descriptor (fuse_session_unmount) then aborts the connection,
+ * which ends the waiting request with ENOTCONN, and the thread is joined.
+ */
+struct cal_client {
+	struct cal *c;
+	struct rec_calibration *cal;
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started, done;
+	int ret;
+};
+
+static void *cal_client_main(void *arg)
+{
+	struct cal_client *cl = arg;
+	int ret = cal_requests(cl->c, cl->cal);
+
+	pthread_mutex_lock(&cl->lock);
+	cl->ret = ret;
+	cl->done = true;
+	pthread_cond_signal(&cl->cond);
+	pthread_mutex_unlock(&cl->lock);
+	return NULL;
+}
+
+/*
+ * Starts the requests and waits at most CAL_TIMEOUT_S seconds for them:
+ * 0, -ETIMEDOUT (the thread still runs: join it after the unmount) or
+ * -errno.
+ */
+static int cal_client_wait(struct cal_client *cl)
+{
+	struct timespec until;
+	int ret = 0;
+
+	if (pthread_create(&cl->th, NULL, cal_client_main, cl))
+		return -EAGAIN;
+	cl->started = true;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += CAL_TIMEOUT_S;
+	pthread_mutex_lock(&cl->lock);
+	while (!cl->done && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&cl->cond, &cl->lock, &until);
+	ret = cl->done ? cl->ret : -ETIMEDOUT;
+	pthread_mutex_unlock(&cl->lock);
+	return ret;
+}
+
 int rec_calibrate(unsigned threads, struct rec_calibration *cal)
 {
 	char *args[] = { (char *)"fstap", (char *)"-o",
 			 (char *)"default_permissions,fsname=fstap-calibration,subtype=fstap", NULL };
 	struct fuse_args fa = FUSE_ARGS_INIT(3, args);
 	struct cal c = { .se = NULL };
+	struct cal_client cl = { .c = &c, .cal = cal, .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .cond = PTHREAD_COND_INITIALIZER };
 	struct cal_loop l;
 	pthread_t th;
 	int ret;
@@ -269,9 +326,11 @@ int rec_calibrate(unsigned threads, struct rec_calibration *cal)
 		ret = -EAGAIN;
 		goto out_se;
 	}
-	ret = cal_requests(&c, cal);
+	ret = cal_client_wait(&cl);
 	fuse_session_exit(c.se);
 	fuse_session_unmount(c.se);
+	if (cl.started)
+		pthread_join(cl.th, NULL);
 	pthread_join(th, NULL);
 	if (!ret)
 		cal->requests = REC_CAL_REQUESTS;
