@@ -102,6 +102,13 @@ int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result
 /* Ends MPI (after the last run; nothing if rp_mpi_init was not called). */
 void rp_mpi_finalize(void);
 
+/*
+ * --sync-at-end: syncfs(2) of dir's file system after the run r, timed
+ * into r (its writes made durable; the reports show that time and the
+ * total). 0 or -errno (logged).
+ */
+int rp_sync_at_end(const char *dir, struct rp_result *r);
+
 /* Renderers over n runs (n >= 1). 0 or -errno (the write failed). */
 int rp_report_text(FILE *f, struct rp_result *const *runs, unsigned n);
 int rp_report_json(FILE *f, struct rp_result *const *runs, unsigned n,

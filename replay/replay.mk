@@ -31,7 +31,8 @@ libreplay_a_SOURCES = \
 	replay/run.c \
 	replay/report.c \
 	replay/cgroup.c \
-	replay/clone.c
+	replay/clone.c \
+	replay/durable.c
 libreplay_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-replay.c

@@ -443,7 +443,9 @@ struct rp_result {
 	enum rp_order order;
 	unsigned pace_pct;
 	bool pace_native;		/* the gaps less the recorder's round trips */
-	uint64_t elapsed_ns;
+	uint64_t elapsed_ns;		/* until the last call returned */
+	uint64_t sync_ns;		/* --sync-at-end: the syncfs after it */
+	bool synced;			/* sync_ns is set */
 	uint64_t records;		/* records read (all types) */
 	uint64_t op_records;		/* operation records */
 	uint64_t replayed;		/* ops executed */

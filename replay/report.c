@@ -164,6 +164,9 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 	if (n > 1)
 		fprintf(f, "run %u of %u\n", idx + 1, n);
 	fprintf(f, "elapsed:      %.3f s\n", t);
+	if (r->synced)
+		fprintf(f, "sync at end:  %.3f s (syncfs of the target); durable after %.3f s\n",
+			(double)r->sync_ns / 1e9, (double)(r->elapsed_ns + r->sync_ns) / 1e9);
 	fprintf(f, "ops:          %llu (%.0f ops/s), %u workers, order %s, pace ",
 		(unsigned long long)r->replayed, (double)r->replayed / t, r->workers,
 		rp_order_name(r->order));
@@ -317,6 +320,11 @@ static json_t *run_json(const struct rp_result *r)
 	size_t j;
 
 	json_object_set_new(o, "elapsed_ns", json_integer((json_int_t)r->elapsed_ns));
+	if (r->synced) {
+		json_object_set_new(o, "sync_ns", json_integer((json_int_t)r->sync_ns));
+		json_object_set_new(o, "durable_ns",
+				    json_integer((json_int_t)(r->elapsed_ns + r->sync_ns)));
+	}
 	json_object_set_new(o, "ops", json_integer((json_int_t)r->replayed));
 	json_object_set_new(o, "ops_per_s", json_real((double)r->replayed / t));
 	/* --pace=native with the trace's round trips (false: the trace had none) */

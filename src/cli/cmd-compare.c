@@ -76,12 +76,17 @@ static const char usage[] =
 	"                       printed, so that an order can be repeated)\n"
 	"  --max-divergence=PCT a row whose run diverged in more than PCT%% of its\n"
 	"                       operations is 'diverged' and not ranked (default 0.1)\n"
+	"  --allow-incomplete   compare a trace without its footer (torn or cut:\n"
+	"                       'fstap info' says) on its complete part; refused\n"
+	"                       without it\n"
 	"  --order=MODE         replay order: strict, thread (default), resource, none\n"
 	"  --pace=PACE          replay pacing: afap (default), orig, N%\n"
 	"  --cache-limit=SIZE   replay in a memory cgroup limited to SIZE\n"
 	"\n"
 	"Output:\n"
 	"  --out=DIR            write DIR/results.json, results.csv, chart.svg,\n"
+	"                       summary.md (environment, command line, table and\n"
+	"                       conclusion in Markdown),\n"
 	"                       the log of every step and each run's divergence\n"
 	"                       log (DIR/logs/, named in the table); each result\n"
 	"                       file is renamed into place when complete, and a DIR\n"
@@ -110,7 +115,7 @@ struct opts {
 	unsigned long long image_size, cache_limit;
 	unsigned long runs, seed, max_runs;
 	double max_divergence;	/* a share of the operations */
-	bool force, progress, seeded, runs_auto;
+	bool force, progress, seeded, runs_auto, allow_incomplete;
 	char *replay_args[8];
 	unsigned nreplay;
 };
@@ -221,7 +226,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_FS = 256, OPT_CAND, OPT_TARGET, OPT_DEVICE, OPT_FORCE, OPT_IMGDIR, OPT_IMGSIZE,
 	       OPT_VARIANT, OPT_RUNS, OPT_ORDER, OPT_PACE, OPT_LIMIT, OPT_OUT, OPT_NOPROG,
-	       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS, OPT_DISK, OPT_LOGDISK };
+	       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS, OPT_DISK, OPT_LOGDISK, OPT_INCOMPLETE };
 	static const struct option longopts[] = {
 		{ "fs", required_argument, NULL, OPT_FS },
 		{ "candidate", required_argument, NULL, OPT_CAND },
@@ -237,6 +242,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "max-runs", required_argument, NULL, OPT_MAXRUNS },
 		{ "max-divergence", required_argument, NULL, OPT_MAXDIV },
+		{ "allow-incomplete", no_argument, NULL, OPT_INCOMPLETE },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
 		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
@@ -363,6 +369,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_NOPROG:
 			o->progress = false;
 			break;
+		case OPT_INCOMPLETE:
+			o->allow_incomplete = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return -1;
@@ -408,8 +417,25 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/* The one-line error for a trace without its footer (torn by a crash, cut by hand). */
+static int refuse_incomplete(const struct fstap_reader *r, const char *path)
+{
+	const struct fstap_cut *c = fstap_reader_cut(r);
+
+	if (c->cut)
+		return fstap_error(-EINVAL, "'%s' is incomplete (no footer: torn or cut): only "
+				   "the first %.1f s of %.1f s, %llu of %llu records, are known to "
+				   "be complete; give --allow-incomplete to compare that part", path,
+				   (double)c->cutoff_ns / 1e9, (double)c->end_ns / 1e9,
+				   (unsigned long long)c->records,
+				   (unsigned long long)c->records_read);
+	return fstap_error(-EINVAL, "'%s' is incomplete (%s); give --allow-incomplete to "
+			   "compare it", path, fstap_reader_errmsg(r));
+}
+
 /* What the trace needs on disk: the initial files and what the workload adds. */
-static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file_size)
+static int scan_trace(const char *path, bool allow_incomplete, struct cmp_trace_size *s,
+		      uint64_t *file_size)
 {
 	struct fstap_reader *r = NULL;
 	struct fstap_rec rec;
@@ -453,6 +479,8 @@ static int scan_trace(const char *path, struct cmp_trace_size *s, uint64_t *file
 	}
 	if (ret < 0)
 		fstap_error(ret, "%s: %s", path, fstap_reader_errmsg(r));
+	else if (!allow_incomplete && !fstap_reader_complete(r))
+		ret = refuse_incomplete(r, path);
 	else if (!nops)
 		ret = fstap_error(-EINVAL, "'%s' holds no operation: nothing to compare", path);
 	else if (fstap_reader_notice(r, "compared", line, sizeof(line)))
@@ -580,6 +608,14 @@ static json_t *machine_json(void)
 		fclose(f);
 	if (mem_kb)
 		json_object_set_new(m, "mem_bytes", json_integer((json_int_t)mem_kb * 1024));
+	f = fopen("/proc/loadavg", "re");
+	if (f) {
+		double l[3];
+
+		if (fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+			json_object_set_new(m, "loadavg", json_pack("[f,f,f]", l[0], l[1], l[2]));
+		fclose(f);
+	}
 	json_object_set_new(m, "fstap_version", json_string(PACKAGE_VERSION));
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	json_object_set_new(m, "date", json_string(when));
@@ -622,7 +658,8 @@ static json_t *options_json(const struct opts *o, const struct cmp_trace_size *s
 	return j;
 }
 
-static const char *const result_files[] = { "results.json", "results.csv", "chart.svg" };
+static const char *const result_files[] = { "results.json", "results.csv", "chart.svg",
+					     "summary.md" };
 
 /* Refuses an --out whose result files would replace the trace, before any run. */
 static int check_out(const char *dir, const char *trace)
@@ -691,6 +728,38 @@ static int mkdir_p(const char *path)
 	if (mkdir(buf, 0755) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/* "fstap compare ARGS...", each argument quoted for a POSIX shell where it needs it. */
+static char *command_line(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i;
+
+	if (!f)
+		fstap_die("out of memory");
+	fputs("fstap compare", f);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *p;
+
+		if (*a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789-_=+:,./@%")]) {
+			fprintf(f, " %s", a);
+			continue;
+		}
+		fputs(" '", f);
+		for (p = a; *p; p++)
+			if (*p == '\'')
+				fputs("'\\''", f);
+			else
+				fputc(*p, f);
+		fputc('\'', f);
+	}
+	if (fclose(f))
+		fstap_die("out of memory");
+	return buf;
 }
 
 /* Makes the variant traces with `fstap reorder`; a failure fails that variant's rows. */
@@ -828,7 +897,7 @@ int cmd_compare(int argc, char **argv)
 	struct statvfs sv;
 	uint64_t trace_bytes, need = 0;
 	char workdir[PATH_MAX], logdir[PATH_MAX + 8], self[PATH_MAX], sz1[32], sz2[32];
-	char *vtrace[MAX_VARIANTS], *vfail[MAX_VARIANTS];
+	char *vtrace[MAX_VARIANTS], *vfail[MAX_VARIANTS], *cmdline;
 	unsigned i, v, nfailed = 0;
 	ssize_t n;
 	int ret, status = 0;
@@ -836,6 +905,7 @@ int cmd_compare(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&env, 0, sizeof(env));
 	memset(&res, 0, sizeof(res));
+	cmdline = command_line(argc, argv);	/* before getopt reorders argv */
 	ret = parse(argc, argv, &o);
 	if (ret) {
 		status = ret < 0 ? 0 : ret;
@@ -851,7 +921,7 @@ int cmd_compare(int argc, char **argv)
 		status = 1;
 		goto out_opts;
 	}
-	if (scan_trace(o.trace, &size, &trace_bytes) || check_tools(&o)) {
+	if (scan_trace(o.trace, o.allow_incomplete, &size, &trace_bytes) || check_tools(&o)) {
 		status = 1;
 		goto out_opts;
 	}
@@ -946,6 +1016,7 @@ int cmd_compare(int argc, char **argv)
 	res.options = options_json(&o, &size);
 	res.machine = machine_json();
 	res.logdir = o.out ? logdir : NULL;
+	res.cmdline = cmdline;
 	for (i = 0; i < o.ncand; i++)
 		for (v = 0; v < o.nvar; v++) {
 			res.rows[i * o.nvar + v].cand = &o.cand[i];
@@ -966,10 +1037,12 @@ int cmd_compare(int argc, char **argv)
 	if (o.out) {
 		if (write_file(o.out, result_files[0], o.trace, &res, json_fn) ||
 		    write_file(o.out, result_files[1], o.trace, &res, cmp_render_csv) ||
-		    write_file(o.out, result_files[2], o.trace, &res, cmp_render_svg))
+		    write_file(o.out, result_files[2], o.trace, &res, cmp_render_svg) ||
+		    write_file(o.out, result_files[3], o.trace, &res, cmp_render_summary))
 			status = 1;
 		else
-			fstap_info("results in %s/: results.json, results.csv, chart.svg", o.out);
+			fstap_info("results in %s/: results.json, results.csv, chart.svg, summary.md",
+				   o.out);
 	}
 	if (cmp_interrupted) {
 		fstap_error(-EINTR, "interrupted; everything compare set up was undone");
@@ -993,6 +1066,7 @@ int cmd_compare(int argc, char **argv)
 out_work:
 	cmp_remove_tree(workdir);
 out_opts:
+	free(cmdline);
 	for (i = 0; i < o.ncand; i++)
 		cmp_candidate_free(&o.cand[i]);
 	for (i = 0; i < o.nreplay; i++)

@@ -38,6 +38,8 @@ static const char usage[] =
 	"  --json=FILE        write the results as JSON to FILE ('-': stdout, no table)\n"
 	"  --csv=FILE         write the per-operation results as CSV to FILE\n"
 	"  --drop-caches      sync and drop page, dentry and inode caches before each run\n"
+	"  --sync-at-end      syncfs the target's file system after each run and report\n"
+	"                     its time and the time until durable (elapsed + sync)\n"
 	"  --cache-limit=SIZE run in a memory cgroup (v2, or v1 on hybrid systems)\n"
 	"                     limited to SIZE (e.g. 512M)\n"
 	"  --window=NS        reorder window in ns (default: the trace's flush interval\n"
@@ -126,7 +128,7 @@ int cmd_replay(int argc, char **argv)
 {
 	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
 	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
-	       OPT_SPLIT };
+	       OPT_SPLIT, OPT_SYNC };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -134,6 +136,7 @@ int cmd_replay(int argc, char **argv)
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "drop-caches", no_argument, NULL, OPT_DROP },
+		{ "sync-at-end", no_argument, NULL, OPT_SYNC },
 		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
 		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
@@ -153,7 +156,7 @@ int cmd_replay(int argc, char **argv)
 	unsigned long runs = 1, i;
 	struct rp_result **res;
 	struct rp_cgroup *cg = NULL;
-	bool drop = false, progress = true, mpi = false, split_set = false;
+	bool drop = false, progress = true, mpi = false, split_set = false, sync_end = false;
 	enum rp_split split = RP_SPLIT_CLONE;
 	unsigned clones = 0;
 	int c, ret = 0, rank = 0, nranks = 1;
@@ -186,6 +189,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_DROP:
 			drop = true;
+			break;
+		case OPT_SYNC:
+			sync_end = true;
 			break;
 		case OPT_LIMIT:
 			if (cmd_parse_size(optarg, &limit) || limit < 4096)
@@ -275,6 +281,8 @@ int cmd_replay(int argc, char **argv)
 			ret = rp_run_clones(&o, clones, &res[i]);
 		else
 			ret = rp_run(&o, &res[i]);
+		if (!ret && sync_end)
+			ret = rp_sync_at_end(o.dir, res[i]);
 	}
 	rp_cgroup_leave(cg);
 	if (!ret && rank == 0) {

@@ -88,7 +88,10 @@ struct cmp_opstat {
 
 /* One replay run (replay's JSON "runs"[0], parsed). */
 struct cmp_run {
-	double elapsed_s;
+	double elapsed_s;	/* the measured time: until durable when synced */
+	double last_call_s;	/* until the replay's last call returned */
+	double sync_s;		/* the syncfs after it (replay --sync-at-end) */
+	bool synced;		/* elapsed_s is last_call_s + sync_s */
 	uint64_t ops;
 	double ops_per_s;
 	uint64_t bytes_read, bytes_written;
@@ -127,6 +130,8 @@ struct cmp_row {
 	unsigned nruns;
 	/* Filled by cmp_results_summarize() from the runs of an ok row. */
 	double med_s, min_s, max_s, ops_per_s, ratio;
+	double last_med_s, last_min_s, last_max_s;	/* of last_call_s */
+	double sync_med_s;				/* of sync_s */
 	unsigned median_run;	/* index of the run with the median elapsed time */
 	/* Filled by cmp_results_decide(). */
 	enum cmp_verdict verdict;
@@ -151,6 +156,7 @@ struct cmp_results {
 	json_t *options;	/* borrowed, for results.json (may be NULL) */
 	json_t *machine;	/* borrowed, for results.json (may be NULL) */
 	const char *logdir;	/* where the logs are kept (--out's logs/), or NULL */
+	const char *cmdline;	/* the command line, shell-quoted (for summary.md), or NULL */
 	double max_divergence;	/* share of a run's operations; above it: diverged */
 	bool shuffled;		/* the runs were interleaved in an order from seed */
 	unsigned max_runs;	/* --runs=auto: its cap; 0 for a fixed --runs */
@@ -180,6 +186,8 @@ int cmp_results_summarize(struct cmp_results *res);
  * 0 or -ENOMEM.
  */
 int cmp_results_decide(struct cmp_results *res);
+/* True when a run was made durable at its end (replay --sync-at-end). */
+bool cmp_results_synced(const struct cmp_results *res);
 /* True when a row's verdict is inconclusive: more runs could decide it. */
 bool cmp_results_undecided(const struct cmp_results *res);
 /*
@@ -210,6 +218,11 @@ unsigned cmp_top_ops(const struct cmp_results *res, const char **names, unsigned
 int cmp_render_table(FILE *f, const struct cmp_results *res);
 int cmp_render_csv(FILE *f, const struct cmp_results *res);
 int cmp_render_svg(FILE *f, const struct cmp_results *res);
+/*
+ * summary.md (summary.c): the environment, the command line, the table as
+ * cmp_render_table prints it and the closing sentence, in Markdown.
+ */
+int cmp_render_summary(FILE *f, const struct cmp_results *res);
 /* The results as one JSON object (new reference). */
 json_t *cmp_results_json(const struct cmp_results *res);
 

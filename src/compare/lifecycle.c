@@ -540,6 +540,8 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	}
 	argv[n++] = (char *)"--runs=1";
 	argv[n++] = (char *)"--drop-caches";
+	/* the writes count until durable: syncfs of the target after the last call */
+	argv[n++] = (char *)"--sync-at-end";
 	argv[n++] = (char *)"--no-progress";
 	for (i = 0; env->replay_args && env->replay_args[i] && n < 60; i++)
 		argv[n++] = env->replay_args[i];

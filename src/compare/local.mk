@@ -11,7 +11,8 @@ libcompare_a_SOURCES = \
 	src/compare/render.c \
 	src/compare/lifecycle.c \
 	src/compare/disk.c \
-	src/compare/device.c
+	src/compare/device.c \
+	src/compare/summary.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-compare.c

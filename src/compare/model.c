@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,14 +227,20 @@ int cmp_run_from_json(json_t *run, struct cmp_run *out)
 {
 	json_t *by_op, *e;
 	const char *key;
-	uint64_t ns;
+	uint64_t ns, sync_ns;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(run) || get_u64(run, "elapsed_ns", &ns) ||
 	    get_u64(run, "ops", &out->ops))
 		return -EINVAL;
-	out->elapsed_s = (double)ns / 1e9;
+	out->elapsed_s = out->last_call_s = (double)ns / 1e9;
+	/* replay --sync-at-end: the measured time is until the writes were durable */
+	if (!get_u64(run, "durable_ns", &ns) && !get_u64(run, "sync_ns", &sync_ns)) {
+		out->elapsed_s = (double)ns / 1e9;
+		out->sync_s = (double)sync_ns / 1e9;
+		out->synced = true;
+	}
 	out->ops_per_s = out->elapsed_s > 0 ? (double)out->ops / out->elapsed_s : 0;
 	get_u64(run, "bytes_read", &out->bytes_read);
 	get_u64(run, "bytes_written", &out->bytes_written);
@@ -305,9 +312,27 @@ void cmp_row_fail(struct cmp_row *row, const char *fmt, ...)
 			*p = ' ';
 }
 
+/* The median, min and max of one time of the runs (at offset off in cmp_run). */
+static void time_summary(const struct cmp_row *row, size_t off, double *el, double *med,
+			 double *min, double *max)
+{
+	unsigned i;
+
+	for (i = 0; i < row->nruns; i++)
+		el[i] = *(const double *)((const char *)&row->runs[i] + off);
+	*med = cmp_median(el, row->nruns);
+	*min = *max = el[0];
+	for (i = 1; i < row->nruns; i++) {
+		if (el[i] < *min)
+			*min = el[i];
+		if (el[i] > *max)
+			*max = el[i];
+	}
+}
+
 static void summarize_row(struct cmp_row *row)
 {
-	double *el, *ops;
+	double *el, *ops, lo, hi;
 	unsigned i, below;
 
 	row->med_s = row->min_s = row->max_s = row->ops_per_s = row->ratio = 0;
@@ -321,19 +346,15 @@ static void summarize_row(struct cmp_row *row)
 		free(ops);
 		return;
 	}
-	for (i = 0; i < row->nruns; i++) {
-		el[i] = row->runs[i].elapsed_s;
+	for (i = 0; i < row->nruns; i++)
 		ops[i] = row->runs[i].ops_per_s;
-	}
-	row->med_s = cmp_median(el, row->nruns);
 	row->ops_per_s = cmp_median(ops, row->nruns);
-	row->min_s = row->max_s = el[0];
-	for (i = 1; i < row->nruns; i++) {
-		if (el[i] < row->min_s)
-			row->min_s = el[i];
-		if (el[i] > row->max_s)
-			row->max_s = el[i];
-	}
+	time_summary(row, offsetof(struct cmp_run, last_call_s), el, &row->last_med_s,
+		     &row->last_min_s, &row->last_max_s);
+	time_summary(row, offsetof(struct cmp_run, sync_s), el, &row->sync_med_s, &lo, &hi);
+	/* last: el holds the elapsed times for the median run below */
+	time_summary(row, offsetof(struct cmp_run, elapsed_s), el, &row->med_s, &row->min_s,
+		     &row->max_s);
 	/* The median run: the lower middle one, as the (n-1)/2-th smallest. */
 	for (i = 0; i < row->nruns; i++) {
 		unsigned j;
@@ -347,6 +368,17 @@ static void summarize_row(struct cmp_row *row)
 	}
 	free(el);
 	free(ops);
+}
+
+bool cmp_results_synced(const struct cmp_results *res)
+{
+	unsigned i, k;
+
+	for (i = 0; i < res->nrows; i++)
+		for (k = 0; k < res->rows[i].nruns; k++)
+			if (res->rows[i].runs[k].synced)
+				return true;
+	return false;
 }
 
 int cmp_results_summarize(struct cmp_results *res)

@@ -210,6 +210,7 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 	int cw = (int)strlen("candidate"), vw = (int)strlen("variant");
 	int dec = sec_decimals(res), nw = dec + 5;
 	unsigned i, j, ntop, nok = 0;
+	bool synced = cmp_results_synced(res);
 	char buf[512];
 
 	for (i = 0; i < res->nrows; i++) {
@@ -232,10 +233,17 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 	if (res->shuffled)
 		fprintf(f, "runs of all rows interleaved in a shuffled order (--seed=%lu repeats it)\n",
 			res->seed);
-	fprintf(f, "elapsed seconds (lower is better); ops/s is the median over the runs\n\n");
-	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  %10s  %7s  %-*s  %s\n", cw, "candidate", vw,
-		"variant", nw, "median", nw, "min", nw, "max", "ops/s", "vs best", 2 * nw + 2,
-		"median CI", "verdict");
+	if (synced)
+		fprintf(f, "elapsed seconds until the writes were durable (the replay, then syncfs; "
+			   "lower is better); last call: the median until the replay's last call "
+			   "returned; ops/s is the median over the runs\n\n");
+	else
+		fprintf(f, "elapsed seconds (lower is better); ops/s is the median over the runs\n\n");
+	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  ", cw, "candidate", vw, "variant", nw, "median", nw,
+		"min", nw, "max");
+	if (synced)
+		fprintf(f, "%*s  ", nw + 4, "last call");
+	fprintf(f, "%10s  %7s  %-*s  %s\n", "ops/s", "vs best", 2 * nw + 2, "median CI", "verdict");
 	for (i = 0; i < res->nrows; i++) {
 		const struct cmp_row *r = &res->rows[i];
 
@@ -245,8 +253,11 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 			done_runs(f, r, dec);
 			continue;
 		}
-		fprintf(f, "%*.*f  %*.*f  %*.*f  %10.0f  %6.2fx  ", nw, dec, r->med_s, nw, dec,
-			r->min_s, nw, dec, r->max_s, r->ops_per_s, r->ratio);
+		fprintf(f, "%*.*f  %*.*f  %*.*f  ", nw, dec, r->med_s, nw, dec, r->min_s, nw, dec,
+			r->max_s);
+		if (synced)
+			fprintf(f, "%*.*f  ", nw + 4, dec, r->last_med_s);
+		fprintf(f, "%10.0f  %6.2fx  ", r->ops_per_s, r->ratio);
 		snprintf(buf, sizeof(buf), "%.*f-%.*f%s", dec, r->elapsed_ci.lo, dec,
 			 r->elapsed_ci.hi, r->elapsed_ci.reaches_95 ? "" : "*");
 		fprintf(f, "%-*s  ", 2 * nw + 2, buf);
@@ -637,6 +648,14 @@ json_t *cmp_results_json(const struct cmp_results *res)
 			json_object_set_new(el, "max", json_real(r->max_s));
 			ci_json(el, "ci95", &r->elapsed_ci);
 			json_object_set_new(s, "elapsed_s", el);
+			if (r->runs[0].synced) {
+				json_object_set_new(s, "last_call_s",
+						    json_pack("{s:f, s:f, s:f}", "median", r->last_med_s,
+							      "min", r->last_min_s, "max",
+							      r->last_max_s));
+				json_object_set_new(s, "sync_s",
+						    json_pack("{s:f}", "median", r->sync_med_s));
+			}
 			json_object_set_new(s, "ops_per_s", json_real(r->ops_per_s));
 			ci_json(s, "ops_per_s_ci95", &r->ops_ci);
 			verdict_json(s, res, r);

@@ -5,7 +5,9 @@
 # decide), never slower, with the runs interleaved in the order of --seed;
 # results.json carries the verdicts, the ci95 pairs and the conclusion; a
 # trace whose replay diverges makes its row diverged and unranked, with the
-# count and the divergence log, unless --max-divergence allows it.
+# count and the divergence log, unless --max-divergence allows it; a
+# candidate mounted -o sync is slower with --runs=auto; an incomplete trace
+# (cut with head -c) is refused unless --allow-incomplete.
 . "$FSTAP_SRCDIR/tests/integration/lib.sh"
 
 need_compare_tools mkfs.ext4 losetup mount findmnt python3 dd
@@ -37,7 +39,7 @@ other = [c for c in v if v[c] != "best"][0]
 assert "slower" not in table, table
 for r in res["rows"]:
     s = r["summary"]
-    el = sorted(run["elapsed_ns"] / 1e9 for run in r["runs"])
+    el = sorted(run["durable_ns"] / 1e9 for run in r["runs"])
     assert len(el) == 3, el
     # 3 runs: the median's interval is min-max, covering 75%
     assert s["elapsed_s"]["ci95"] == [el[0], el[2]] or \
@@ -77,6 +79,62 @@ PY
 expect_exit 2 "$FSTAP" compare --max-runs=5 "$T/w.trace"
 expect_grep "$T/err" "--max-runs only goes with --runs=auto"
 compare_released "after --runs=auto" "$IMG"
+
+# --- a slower candidate: -o sync makes every write synchronous --------------------------
+# The same fsync-free write workload, one candidate mounted -o sync: 24 synchronous
+# writes against one syncfs at the end. The gap is many times the noise of a loaded
+# machine (ext4 on a direct-I/O loop device), and --runs=auto adds runs until the
+# test decides, so the verdict does not hang on the machine's speed.
+expect_exit 0 "$FSTAP" compare --candidate=default:ext4 --candidate=sync:ext4::sync \
+	--runs=auto --max-runs=8 --seed=3 --image-dir="$IMG" --no-progress --out="$T/sync" \
+	"$T/w.trace"
+python3 - "$T/sync/results.json" <<'PY' || fail "-o sync is not slower: $(cat "$T/out")"
+import json, sys
+res = json.load(open(sys.argv[1]))
+v = {r["candidate"]: r["verdict"] for r in res["rows"]}
+assert v == {"default": "best", "sync": "slower"}, v
+s = [r for r in res["rows"] if r["candidate"] == "sync"][0]["summary"]
+assert s["vs_best"]["p_holm"] < 0.05 and s["vs_best"]["ci95"][0] > 1, s
+assert res["conclusion"].startswith("default is fastest; sync is "), res["conclusion"]
+PY
+grep -E "^sync +recorded .* slower [0-9.]+-[0-9.]+x\*?$" "$T/out" >/dev/null ||
+	fail "no slower row: $(cat "$T/out")"
+compare_released "after the sync compare" "$IMG"
+
+# --- an incomplete trace is refused, and compared with --allow-incomplete --------------
+"$FSTAP" record -q -o "$T/long.trace" "$T/b" -- sh -c "cd '$T/b' &&
+	for i in 1 2 3 4 5 6 7 8; do dd if=/dev/zero of=g\$i bs=64k count=2 status=none;
+	sleep 0.3; done" || fail "the recording failed"
+# cut with head -c: the largest cut (in steps of 100 bytes) that keeps an operation
+size=$(stat -c %s "$T/long.trace")
+n=$((size - 100))
+while [ $n -gt 0 ]; do
+	head -c $n "$T/long.trace" > "$T/cut.trace"
+	"$FSTAP" info "$T/cut.trace" > "$T/info" 2>/dev/null || true
+	grep -E "^records: +[1-9][0-9]* operations" "$T/info" >/dev/null && break
+	n=$((n - 100))
+done
+[ $n -gt 0 ] || fail "no cut of long.trace keeps an operation"
+expect_grep "$T/info" "is incomplete"
+expect_exit 1 "$FSTAP" compare --candidate=a:ext4 --runs=1 --image-dir="$IMG" --no-progress \
+	"$T/cut.trace"
+[ "$(wc -l < "$T/err")" = 1 ] || fail "not one line: $(cat "$T/err")"
+grep -E "^fstap: error: '$T/cut.trace' is incomplete \(no footer: torn or cut\): only the \
+first [0-9.]+ s of [0-9.]+ s, [1-9][0-9]* of [0-9]+ records, are known to be complete; give \
+--allow-incomplete to compare that part$" "$T/err" >/dev/null || fail "message: $(cat "$T/err")"
+[ -z "$(ls "$IMG")" ] || fail "an image was made for a refused trace: $(ls "$IMG")"
+expect_exit 0 "$FSTAP" compare --candidate=a:ext4 --runs=1 --image-dir="$IMG" --no-progress \
+	--allow-incomplete --out="$T/cut" "$T/cut.trace"
+expect_grep "$T/err" "fstap: warning: incomplete trace: compared the first"
+python3 - "$T/cut/results.json" "$T/info" <<'PY' || fail "cut results.json"
+import json, re, sys
+res = json.load(open(sys.argv[1]))
+kept = int(re.search(r"^records: +(\d+) operations", open(sys.argv[2]).read(), re.M).group(1))
+run = res["rows"][0]["runs"][0]
+assert res["rows"][0]["status"] == "ok" and run["incomplete_trace"] is True, run
+assert run["op_records"] == kept, (run["op_records"], kept)
+PY
+compare_released "after the incomplete traces" "$IMG"
 
 # --- a replay that diverges is not ranked ----------------------------------------------
 # one unlink of a name that is not there: the replay's result differs
