@@ -160,6 +160,8 @@ struct cmp_results {
 	double max_divergence;	/* share of a run's operations; above it: diverged */
 	bool shuffled;		/* the runs were interleaved in an order from seed */
 	unsigned max_runs;	/* --runs=auto: its cap; 0 for a fixed --runs */
+	double time_budget;	/* --runs=auto's --time-budget in seconds; 0: none */
+	bool budget_stop;	/* a round was not started for lack of time */
 	unsigned long seed;
 };
 
@@ -328,6 +330,55 @@ void cmp_log_describe(const struct cmp_candidate *c, const char *dev, const char
 char *cmp_subst_log(const char *opts, const char *dev);
 /* The table's section of the modeled disk's figures (the median runs). */
 void cmp_disk_section(FILE *f, const struct cmp_results *res, int cw, int vw);
+
+/* ---- a whole compare (session.c, preflight.c) ---------------------------- */
+
+#define CMP_MAX_CANDS 64
+#define CMP_MAX_VARIANTS 5
+
+/* What the command line asked for (src/cli/cmd-compare.c fills it). */
+struct cmp_config {
+	struct cmp_candidate cand[CMP_MAX_CANDS];
+	unsigned ncand;
+	const char *variants[CMP_MAX_VARIANTS];
+	unsigned nvar;
+	const char *image_dir, *device, *out, *trace, *disk, *log_disk;
+	unsigned long long image_size, cache_limit;
+	unsigned long runs, seed, max_runs;
+	double max_divergence;	/* a share of the operations */
+	double time_budget;	/* seconds; 0: none */
+	bool force, progress, seeded, runs_auto, allow_incomplete;
+	char *replay_args[8];	/* --order, --pace, --cache-limit for each replay */
+	unsigned nreplay;
+	const char *cmdline;	/* for summary.md */
+};
+
+/*
+ * Everything after the options: the checks, the runs, the table and the
+ * output files. The exit status: 0, or 1 when a check failed, a
+ * candidate failed or compare was interrupted.
+ */
+int cmp_main(struct cmp_config *cfg);
+/*
+ * The checks before anything is made: root, the trace (complete or
+ * allowed incomplete, with an operation; its needs into size), the mkfs
+ * tools, a --device, the targets, room in --image-dir. 0 or -errno, the
+ * reason printed.
+ */
+int cmp_preflight(const struct cmp_config *cfg, struct cmp_trace_size *size);
+/* Refuses an --out whose result files would replace the trace. 0 or -EEXIST. */
+int cmp_check_out(const char *dir, const char *trace);
+/* results.json's machine (host, kernel, CPUs, memory, load, version, date) and options. */
+json_t *cmp_machine_json(void);
+json_t *cmp_options_json(const struct cmp_config *cfg, const struct cmp_trace_size *s);
+/*
+ * --time-budget: whether another round of one run per row fits, after
+ * spent_s seconds for runs runs per row (a round estimated as spent_s /
+ * runs). Always true without a budget (budget_s 0).
+ */
+bool cmp_budget_allows(double spent_s, unsigned runs, double budget_s);
+/* asprintf that dies when out of memory. */
+char *cmp_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- the device under a run (device.c) ----------------------------------- */
 

@@ -12,7 +12,9 @@ libcompare_a_SOURCES = \
 	src/compare/lifecycle.c \
 	src/compare/disk.c \
 	src/compare/device.c \
-	src/compare/summary.c
+	src/compare/summary.c \
+	src/compare/preflight.c \
+	src/compare/session.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-compare.c

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "fstap/log.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -490,4 +491,23 @@ int cmp_schedule(unsigned nrows, unsigned runs, unsigned long seed, unsigned **o
 	}
 	*out = s;
 	return 0;
+}
+
+bool cmp_budget_allows(double spent_s, unsigned runs, double budget_s)
+{
+	if (budget_s <= 0 || !runs)
+		return true;
+	return spent_s + spent_s / runs <= budget_s;
+}
+
+char *cmp_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		fstap_die("out of memory");
+	va_end(ap);
+	return s;
 }

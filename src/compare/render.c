@@ -201,6 +201,9 @@ static void verdict_notes(FILE *f, const struct cmp_results *res)
 			fprintf(f, "; see %s", path);
 		fputc('\n', f);
 	}
+	if (res->budget_stop)
+		fprintf(f, "--time-budget=%g s: no time for more runs after %u per row; the "
+			   "inconclusive verdicts stand\n", res->time_budget, res->runs);
 	fprintf(f, "\n%s\n", cmp_verdict_sentence(res, buf, sizeof(buf)));
 }
 
@@ -227,9 +230,13 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 	fprintf(f, "fstap compare: %s, %u run%s per row, each on a fresh file system%s\n",
 		base_name(res->trace), res->runs, res->runs == 1 ? "" : "s",
 		i < res->nrows ? " (a fresh directory for a --target)" : "");
-	if (res->max_runs)
+	if (res->max_runs) {
 		fprintf(f, "--runs=auto: runs added until every verdict was decided, at most %u "
-			   "per row (--max-runs)\n", res->max_runs);
+			   "per row (--max-runs)", res->max_runs);
+		if (res->time_budget > 0)
+			fprintf(f, ", within %g s (--time-budget)", res->time_budget);
+		fputc('\n', f);
+	}
 	if (res->shuffled)
 		fprintf(f, "runs of all rows interleaved in a shuffled order (--seed=%lu repeats it)\n",
 			res->seed);
@@ -673,5 +680,7 @@ json_t *cmp_results_json(const struct cmp_results *res)
 			    json_string(cmp_verdict_sentence(res, sentence, sizeof(sentence))));
 	json_object_set_new(root, "seed", json_integer((json_int_t)res->seed));
 	json_object_set_new(root, "max_divergence", json_real(res->max_divergence));
+	if (res->max_runs)
+		json_object_set_new(root, "time_budget_stop", json_boolean(res->budget_stop));
 	return root;
 }

@@ -63,13 +63,15 @@ compare_released "after the A/A compare" "$IMG"
 
 # --- --runs=auto: two rows start with the 4 runs that can decide ---------------------
 expect_exit 0 "$FSTAP" compare --candidate=a:ext4 --candidate=b:ext4 --runs=auto --max-runs=5 \
-	--seed=7 --image-dir="$IMG" --no-progress --out="$T/auto" "$T/w.trace"
-expect_grep "$T/out" "--runs=auto: runs added until every verdict was decided, at most 5 per row"
+	--time-budget=3600 --seed=7 --image-dir="$IMG" --no-progress --out="$T/auto" "$T/w.trace"
+expect_grep "$T/out" "--runs=auto: runs added until every verdict was decided, at most 5 per row \
+(--max-runs), within 3600 s (--time-budget)"
 expect_grep "$T/err" "8 runs in a shuffled order, --seed=7"
 python3 - "$T/auto/results.json" <<'PY' || fail "--runs=auto: $(cat "$T/out")"
 import json, sys
 res = json.load(open(sys.argv[1]))
 assert res["options"]["runs"] == "auto" and res["options"]["max_runs"] == 5, res["options"]
+assert res["options"]["time_budget_s"] == 3600 and res["time_budget_stop"] is False, res
 v = sorted(r["verdict"] for r in res["rows"])
 n = [len(r["runs"]) for r in res["rows"]]
 # 4 against 4 can decide (2/70 < 0.05): a fifth round only while inconclusive
@@ -78,6 +80,10 @@ assert res["runs_per_row"] == n[0], res["runs_per_row"]
 PY
 expect_exit 2 "$FSTAP" compare --max-runs=5 "$T/w.trace"
 expect_grep "$T/err" "--max-runs only goes with --runs=auto"
+expect_exit 2 "$FSTAP" compare --time-budget=60 "$T/w.trace"
+expect_grep "$T/err" "--time-budget only goes with --runs=auto"
+expect_exit 2 "$FSTAP" compare --runs=auto --time-budget=0 "$T/w.trace"
+expect_grep "$T/err" "--time-budget must be a number of seconds above 0, not '0'"
 compare_released "after --runs=auto" "$IMG"
 
 # --- a slower candidate: -o sync makes every write synchronous --------------------------

@@ -590,6 +590,20 @@ START_TEST(test_schedule)
 }
 END_TEST
 
+START_TEST(test_time_budget)
+{
+	/* no budget: always another round */
+	ck_assert(cmp_budget_allows(1e9, 4, 0));
+	/* 40 s for 4 runs per row: a round takes 10 s */
+	ck_assert(cmp_budget_allows(40, 4, 50));
+	ck_assert(!cmp_budget_allows(40, 4, 49.9));
+	ck_assert(!cmp_budget_allows(40, 4, 30));
+	/* 50 s for 5: the sixth ends at 60 */
+	ck_assert(cmp_budget_allows(50, 5, 60));
+	ck_assert(!cmp_budget_allows(50, 5, 59));
+}
+END_TEST
+
 static Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -613,6 +627,7 @@ static Suite *compare_suite(void)
 	tcase_add_test(tc, test_verdict_slower_same);
 	tcase_add_test(tc, test_verdict_inconclusive);
 	tcase_add_test(tc, test_verdict_diverged_failed);
+	tcase_add_test(tc, test_time_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }
