@@ -207,24 +207,11 @@ static void verdict_notes(FILE *f, const struct cmp_results *res)
 	fprintf(f, "\n%s\n", cmp_verdict_sentence(res, buf, sizeof(buf)));
 }
 
-int cmp_render_table(FILE *f, const struct cmp_results *res)
+/* The lines above the table: the trace, the runs, the order, what the times are. */
+static void table_header(FILE *f, const struct cmp_results *res, bool synced)
 {
-	const char *top[MAX_TOP_OPS];
-	int cw = (int)strlen("candidate"), vw = (int)strlen("variant");
-	int dec = sec_decimals(res), nw = dec + 5;
-	unsigned i, j, ntop, nok = 0;
-	bool synced = cmp_results_synced(res);
-	char buf[512];
+	unsigned i;
 
-	for (i = 0; i < res->nrows; i++) {
-		const struct cmp_row *r = &res->rows[i];
-
-		if ((int)strlen(r->cand->name) > cw)
-			cw = (int)strlen(r->cand->name);
-		if ((int)strlen(r->variant) > vw)
-			vw = (int)strlen(r->variant);
-		nok += !r->failed && r->nruns;
-	}
 	for (i = 0; i < res->nrows && res->rows[i].cand->kind != CMP_TARGET; i++)
 		;
 	fprintf(f, "fstap compare: %s, %u run%s per row, each on a fresh file system%s\n",
@@ -246,6 +233,27 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 			   "returned; ops/s is the median over the runs\n\n");
 	else
 		fprintf(f, "elapsed seconds (lower is better); ops/s is the median over the runs\n\n");
+}
+
+int cmp_render_table(FILE *f, const struct cmp_results *res)
+{
+	const char *top[MAX_TOP_OPS];
+	int cw = (int)strlen("candidate"), vw = (int)strlen("variant");
+	int dec = sec_decimals(res), nw = dec + 5;
+	unsigned i, j, ntop, nok = 0;
+	bool synced = cmp_results_synced(res);
+	char buf[512];
+
+	for (i = 0; i < res->nrows; i++) {
+		const struct cmp_row *r = &res->rows[i];
+
+		if ((int)strlen(r->cand->name) > cw)
+			cw = (int)strlen(r->cand->name);
+		if ((int)strlen(r->variant) > vw)
+			vw = (int)strlen(r->variant);
+		nok += !r->failed && r->nruns;
+	}
+	table_header(f, res, synced);
 	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  ", cw, "candidate", vw, "variant", nw, "median", nw,
 		"min", nw, "max");
 	if (synced)
