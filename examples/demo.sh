@@ -57,6 +57,7 @@ rc=$?
 set -e
 
 say "4. results"
+echo "summary: $out/summary.md (environment, command line, table, conclusion: ready to paste)"
 echo "chart:   $out/chart.svg (open it in a browser)"
 echo "numbers: $out/results.json, $out/results.csv; logs of every step: $out/logs/"
 echo "The 'name' rows replay the same reads sorted by file name instead of readdir"
