@@ -99,6 +99,8 @@ import json, sys
 res = json.load(open(sys.argv[1]))
 v = {r["candidate"]: r["verdict"] for r in res["rows"]}
 assert v == {"default": "best", "sync": "slower"}, v
+# auto starts with the 4 runs per row that can decide, and a decided verdict stops it
+assert res["runs_per_row"] == 4 and [len(r["runs"]) for r in res["rows"]] == [4, 4], res
 s = [r for r in res["rows"] if r["candidate"] == "sync"][0]["summary"]
 assert s["vs_best"]["p_holm"] < 0.05 and s["vs_best"]["ci95"][0] > 1, s
 assert res["conclusion"].startswith("default is fastest; sync is "), res["conclusion"]
