@@ -56,6 +56,7 @@
 #include "fstap/ops.h"
 #include "fstap/pathmap.h"
 #include "fstap/trace.h"
+#include "fstap/util.h"
 
 #define CHUNK_PAYLOAD (256u << 10)
 #define CHUNK_CAP (FSTAP_CHUNK_HEADER_SIZE + CHUNK_PAYLOAD)
@@ -121,14 +122,6 @@ static uint64_t rng(void)
 static uint32_t rng_range(uint32_t lo, uint32_t hi)
 {
 	return lo + (uint32_t)(rng() % (hi - lo + 1));
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Keeps the compiler from dropping work whose result is not used. */
@@ -1003,30 +996,30 @@ int main(int argc, char **argv)
 	for (rep = 0; rep < opt.reps; rep++) {
 		uint64_t t0, sum;
 
-		t0 = now_ns();
+		t0 = fstap_now_ns();
 		build_all(&s);
-		build_s[rep] = (double)(now_ns() - t0) / 1e9;
+		build_s[rep] = (double)(fstap_now_ns() - t0) / 1e9;
 
-		t0 = now_ns();
+		t0 = fstap_now_ns();
 		encode_all(&s, enc, buf, NULL);
-		enc_s[rep] = (double)(now_ns() - t0) / 1e9;
+		enc_s[rep] = (double)(fstap_now_ns() - t0) / 1e9;
 
-		t0 = now_ns();
+		t0 = fstap_now_ns();
 		sum = decode_mem(&e);
-		decm_s[rep] = (double)(now_ns() - t0) / 1e9;
+		decm_s[rep] = (double)(fstap_now_ns() - t0) / 1e9;
 		sink(&sum);
 
-		t0 = now_ns();
+		t0 = fstap_now_ns();
 		decode_file(path);
-		dec_s[rep] = (double)(now_ns() - t0) / 1e9;
+		dec_s[rep] = (double)(fstap_now_ns() - t0) / 1e9;
 
-		t0 = now_ns();
+		t0 = fstap_now_ns();
 		json_bytes = export_all(&s, path, devnull);
-		exp_s[rep] = (double)(now_ns() - t0) / 1e9;
+		exp_s[rep] = (double)(fstap_now_ns() - t0) / 1e9;
 
-		t0 = now_ns();
+		t0 = fstap_now_ns();
 		export_all(&s, NULL, devnull);
-		expm_s[rep] = (double)(now_ns() - t0) / 1e9;
+		expm_s[rep] = (double)(fstap_now_ns() - t0) / 1e9;
 	}
 	if (!opt.keep)
 		unlink(path);

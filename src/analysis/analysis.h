@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "fstap/trace.h"
+#include "fstap/util.h"
 
 struct fstap_pathmap;
 
@@ -200,8 +201,6 @@ int an_open_trace_output(const char *out, const char *const *inputs,
 			 struct fstap_writer **w);
 /* Whether entry name is "." or "..". */
 bool an_dot_name(struct fstap_bytes name);
-/* Makes room for element n of *p (*cap elements of size bytes), doubling. 0 or -ENOMEM. */
-int an_grow(void **p, size_t *cap, size_t n, size_t size);
 /* Byte-wise order of two names (strcmp's, lengths included): <0, 0, >0. */
 int an_cmp_names(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
 

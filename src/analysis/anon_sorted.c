@@ -128,7 +128,7 @@ int an_sorted_add(struct an_sorted *o, const uint8_t *name, size_t len, size_t s
 	if (len > UINT32_MAX || o->n >= UINT32_MAX - 1 || s > e || e > len)
 		return -E2BIG;
 	if ((2 * (o->n + 1) >= o->slots && (ret = grow_index(o))) ||
-	    (ret = an_grow((void **)&o->v, &o->cap, o->n, sizeof(*o->v))) ||
+	    (ret = FSTAP_GROW(o->v, o->n + 1, o->cap)) ||
 	    (ret = buf_room(o, len)))
 		return ret;
 	x = &o->v[o->n];

@@ -36,6 +36,7 @@
 
 #include "analysis/anonymize.h"
 #include "fstap/log.h"
+#include "fstap/util.h"
 
 #define MAX_CANDIDATES 1000
 #define COUNTED_LEN 16		/* lengths whose token space may fill up */
@@ -134,15 +135,8 @@ static int insert(struct an_tokens *t, enum an_domain dom, const uint8_t *in, si
 		return -E2BIG;
 	if (2 * (t->n + 1) >= t->slots && (ret = grow_index(t)))
 		return ret;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct entry *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (FSTAP_GROW(t->v, t->n + 1, t->cap))
+		return -ENOMEM;
 	e = &t->v[t->n];
 	e->in = malloc(2 * len + 1);
 	if (!e->in)

@@ -70,7 +70,7 @@ static void *arena_alloc(struct arena *a, size_t size)
 {
 	void *p;
 
-	if (an_grow((void **)&a->p, &a->cap, a->n, sizeof(*a->p)))
+	if (FSTAP_GROW(a->p, a->n + 1, a->cap))
 		return NULL;
 	p = malloc(size ? size : 1);
 	if (p)
@@ -337,7 +337,7 @@ static int map_id(struct idmap *m, uint64_t *id)
 	for (i = 0; i < m->n && m->from[i] != *id; i++)
 		;
 	if (i == m->n) {
-		if (an_grow((void **)&m->from, &m->cap, m->n, sizeof(*m->from)))
+		if (FSTAP_GROW(m->from, m->n + 1, m->cap))
 			return fstap_error(-ENOMEM, "out of memory");
 		m->from[m->n++] = *id;
 	}

@@ -32,6 +32,7 @@
 #include "fstap/output.h"
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
+#include "fstap/util.h"
 
 #define PATH_CAP 4096
 #define MAX_DEPTH 4096		/* ancestors followed; deeper means a loop */
@@ -91,15 +92,8 @@ static int push(struct flt *f, uint64_t obj)
 {
 	if (!obj)
 		return 0;
-	if (f->nstack == f->capstack) {
-		size_t cap = f->capstack ? 2 * f->capstack : 64;
-		uint64_t *p = realloc(f->stack, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		f->stack = p;
-		f->capstack = cap;
-	}
+	if (FSTAP_GROW(f->stack, f->nstack + 1, f->capstack))
+		return -ENOMEM;
 	f->stack[f->nstack++] = obj;
 	return 0;
 }
@@ -333,16 +327,9 @@ static int find_comm_pids(struct flt *f, const char *in)
 		}
 		if (i == f->o->ncomms)
 			continue;
-		if (f->ncomm_pids == f->capcomm) {
-			size_t cap = f->capcomm ? 2 * f->capcomm : 16;
-			uint32_t *p = realloc(f->comm_pids, cap * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			f->comm_pids = p;
-			f->capcomm = cap;
+		if (FSTAP_GROW(f->comm_pids, f->ncomm_pids + 1, f->capcomm)) {
+			ret = -ENOMEM;
+			break;
 		}
 		f->comm_pids[f->ncomm_pids++] = (uint32_t)rec.pid;
 	}

@@ -1,10 +1,10 @@
 /*
  * objtab.c: what the analysis commands know about each object of a trace:
  * its directory and name, whether it is a directory, and its inode number.
- * An open-addressing hash table from object id to an index into one array of
- * entries. The names are fstap_pathmap's (the name each object's path
- * uses), copied here as the pathmap learns them, so that report, reorder and
- * filter see the namespace export and replay see; this table adds the types
+ * A map from object id to an index into one array of entries. The names
+ * are fstap_pathmap's (the name each object's path uses), copied here as the
+ * pathmap learns them, so that report, reorder and filter see the namespace
+ * export and replay see; this table adds the types
  * and inode numbers they need and pathmap does not keep. It is fed records
  * in time order, with the pathmap (an_objtab_apply).
  */
@@ -15,22 +15,14 @@
 
 #include "analysis/analysis.h"
 #include "fstap/pathmap.h"
+#include "fstap/util.h"
 
 struct an_objtab {
 	struct an_obj *objs;
 	size_t n, cap;
-	uint32_t *slots;	/* index + 1; 0 empty */
-	size_t nslots;		/* power of two, > 2 * n */
+	struct fstap_map index;	/* obj -> index + 1 */
+	uint32_t zero;		/* index + 1 of object 0, which the map cannot key */
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	x *= 0x81dadef4bc2dd44dULL;
-	return x ^ (x >> 33);
-}
 
 int an_objtab_new(struct an_objtab **out)
 {
@@ -38,12 +30,6 @@ int an_objtab_new(struct an_objtab **out)
 
 	if (!t)
 		return -ENOMEM;
-	t->nslots = 1024;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	if (!t->slots) {
-		free(t);
-		return -ENOMEM;
-	}
 	*out = t;
 	return 0;
 }
@@ -57,41 +43,18 @@ void an_objtab_free(struct an_objtab *t)
 	for (i = 0; i < t->n; i++)
 		free(t->objs[i].name);
 	free(t->objs);
-	free(t->slots);
+	fstap_map_release(&t->index);
 	free(t);
-}
-
-static size_t find_slot(const struct an_objtab *t, uint64_t obj)
-{
-	size_t mask = t->nslots - 1, s = mix64(obj) & mask;
-
-	while (t->slots[s] && t->objs[t->slots[s] - 1].obj != obj)
-		s = (s + 1) & mask;
-	return s;
 }
 
 struct an_obj *an_objtab_get(const struct an_objtab *t, uint64_t obj)
 {
-	size_t s = find_slot(t, obj);
+	const uint64_t *v;
 
-	return t->slots[s] ? &t->objs[t->slots[s] - 1] : NULL;
-}
-
-static int grow_slots(struct an_objtab *t)
-{
-	size_t nslots = t->nslots * 2, i;
-	uint32_t *old = t->slots;
-
-	t->slots = calloc(nslots, sizeof(*t->slots));
-	if (!t->slots) {
-		t->slots = old;
-		return -ENOMEM;
-	}
-	t->nslots = nslots;
-	for (i = 0; i < t->n; i++)
-		t->slots[find_slot(t, t->objs[i].obj)] = (uint32_t)(i + 1);
-	free(old);
-	return 0;
+	if (!obj)
+		return t->zero ? &t->objs[t->zero - 1] : NULL;
+	v = fstap_map_get(&t->index, obj);
+	return v ? &t->objs[*v - 1] : NULL;
 }
 
 struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
@@ -102,51 +65,45 @@ struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
 		return o;
 	if (t->n >= UINT32_MAX - 1)
 		return NULL;
-	if (2 * (t->n + 1) >= t->nslots && grow_slots(t))
+	if (FSTAP_GROW(t->objs, t->n + 1, t->cap))
 		return NULL;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct an_obj *p = realloc(t->objs, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		t->objs = p;
-		t->cap = cap;
-	}
-	o = &t->objs[t->n];
+	if (!obj)
+		t->zero = (uint32_t)(t->n + 1);
+	else if (fstap_map_put(&t->index, obj, t->n + 1))
+		return NULL;
+	o = &t->objs[t->n++];
 	memset(o, 0, sizeof(*o));
 	o->obj = obj;
 	if (obj == FSTAP_ROOT_OBJ)
 		o->type = AN_OT_DIR;
-	t->slots[find_slot(t, obj)] = (uint32_t)(++t->n);
 	return o;
 }
 
 void an_objtab_del(struct an_objtab *t, uint64_t obj)
 {
-	size_t mask = t->nslots - 1, s = find_slot(t, obj), j;
-	uint32_t idx;
+	uint64_t v;
+	size_t idx;
 
-	if (!t->slots[s])
+	if (!obj) {
+		if (!t->zero)
+			return;
+		idx = t->zero - 1;
+		t->zero = 0;
+	} else if (fstap_map_del(&t->index, obj, &v)) {
+		idx = (size_t)v - 1;
+	} else {
 		return;
-	idx = t->slots[s] - 1;
-	free(t->objs[idx].name);
-	/* backward shift: no entry after the hole may be left unreachable */
-	t->slots[s] = 0;
-	for (j = (s + 1) & mask; t->slots[j]; j = (j + 1) & mask) {
-		size_t home = mix64(t->objs[t->slots[j] - 1].obj) & mask;
-
-		/* the entry at j stays if its home lies cyclically in (s, j] */
-		if (s < j ? home > s && home <= j : home > s || home <= j)
-			continue;
-		t->slots[s] = t->slots[j];
-		t->slots[j] = 0;
-		s = j;
 	}
+	free(t->objs[idx].name);
 	/* the last entry fills the hole in the array */
 	if (idx != --t->n) {
+		uint64_t moved = t->objs[t->n].obj;
+
 		t->objs[idx] = t->objs[t->n];
-		t->slots[find_slot(t, t->objs[idx].obj)] = idx + 1;
+		if (!moved)
+			t->zero = (uint32_t)(idx + 1);
+		else
+			*fstap_map_get(&t->index, moved) = idx + 1;
 	}
 }
 

@@ -176,7 +176,7 @@ oom:
 
 static int add_row(struct an_access *o, const struct an_access_row *row)
 {
-	if (an_grow((void **)&o->rows, &o->caprows, o->nrows, sizeof(*o->rows)))
+	if (FSTAP_GROW(o->rows, o->nrows + 1, o->caprows))
 		return -ENOMEM;
 	o->rows[o->nrows++] = *row;
 	return 0;
@@ -250,7 +250,7 @@ static int add_reader(struct reading *rd, uint32_t pid)
 	for (i = rd->nreaders; i-- > 0;)
 		if (rd->readers[i] == pid)
 			return 0;
-	if (an_grow((void **)&rd->readers, &rd->capreaders, rd->nreaders, sizeof(*rd->readers)))
+	if (FSTAP_GROW(rd->readers, rd->nreaders + 1, rd->capreaders))
 		return -ENOMEM;
 	rd->readers[rd->nreaders++] = pid;
 	return 0;
@@ -284,7 +284,7 @@ static int listing_add(struct listing *ls, const struct fstap_dirent *d,
 		return -ENOMEM;
 	if (o->u[0])
 		return 0;	/* listed twice (a directory changing under it) */
-	if (an_grow((void **)&ls->ent, &ls->cap, ls->nent, sizeof(*ls->ent)))
+	if (FSTAP_GROW(ls->ent, ls->nent + 1, ls->cap))
 		return -ENOMEM;
 	e = &ls->ent[ls->nent];
 	e->obj = d->obj;
@@ -357,7 +357,7 @@ int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t fil
 	seen->u[0] = 1;
 	if (add_reader(rd, pid))
 		return -ENOMEM;
-	if (an_grow((void **)&rd->opened, &rd->capopened, rd->nopened, sizeof(*rd->opened)))
+	if (FSTAP_GROW(rd->opened, rd->nopened + 1, rd->capopened))
 		return -ENOMEM;
 	rd->opened[rd->nopened++] = (uint32_t)(pos->u[0] - 1);
 	return o->oom ? -ENOMEM : 0;

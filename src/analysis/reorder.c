@@ -334,7 +334,7 @@ static int close_run(struct plan *p, struct prun *r)
 
 static int add_member(struct grp *g, const struct fstap_rec *rec, uint64_t seq)
 {
-	if (an_grow((void **)&g->members, &g->capmem, g->nmem, sizeof(*g->members)))
+	if (FSTAP_GROW(g->members, g->nmem + 1, g->capmem))
 		return -ENOMEM;
 	g->members[g->nmem++] = (struct mref){ rec, seq };
 	return 0;
@@ -364,7 +364,7 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, cons
 	struct grp *g = calloc(1, sizeof(*g));
 	struct an_obj *o = an_objtab_get(p->objs, file), *f;
 
-	if (!g || an_grow((void **)&r->g, &r->capg, r->ng, sizeof(*r->g))) {
+	if (!g || FSTAP_GROW(r->g, r->ng + 1, r->capg)) {
 		free(g);
 		return NULL;
 	}
@@ -402,7 +402,7 @@ static struct prun *new_run(struct plan *p, uint32_t tid, uint64_t dir)
 	struct prun *r = calloc(1, sizeof(*r));
 	struct an_obj *t = an_objtab_add(p->threads, tid);
 
-	if (!r || !t || an_grow((void **)&p->active, &p->capactive, p->nactive, sizeof(*p->active))) {
+	if (!r || !t || FSTAP_GROW(p->active, p->nactive + 1, p->capactive)) {
 		free(r);
 		return NULL;
 	}
@@ -570,7 +570,7 @@ static int step(struct plan *p, const struct mref *m)
 				return ret;
 			return resolve_at(p, m, (int64_t)rec->start_ns);
 		}
-		if (an_grow((void **)&r->pending, &r->cappend, r->npend, sizeof(*r->pending)))
+		if (FSTAP_GROW(r->pending, r->npend + 1, r->cappend))
 			return -ENOMEM;
 		r->pending[r->npend++] = *m;
 		return 0;
@@ -587,7 +587,7 @@ static int step(struct plan *p, const struct mref *m)
 		}
 	} else {
 		for (k = 0; k < r->npend && r->ng; k++) {
-			if (an_grow((void **)&r->btw, &r->capbtw, r->nbtw, sizeof(*r->btw)))
+			if (FSTAP_GROW(r->btw, r->nbtw + 1, r->capbtw))
 				return -ENOMEM;
 			r->btw[r->nbtw].m = r->pending[k];
 			r->btw[r->nbtw++].slot = r->ng;
@@ -738,7 +738,7 @@ static int outq_push(void *arg, const struct mref *m, uint64_t new_t)
 	struct outq *q = arg;
 	size_t i;
 
-	if (an_grow((void **)&q->heap, &q->cap, q->n, sizeof(*q->heap)))
+	if (FSTAP_GROW(q->heap, q->n + 1, q->cap))
 		return -ENOMEM;
 	i = q->n++;
 	q->heap[i] = (struct ready){ new_t, m->seq, (struct fstap_rec *)m->rec };

@@ -24,6 +24,7 @@
 #include "fstap/log.h"
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
+#include "fstap/util.h"
 
 #define NBUCKETS 66		/* size 0, then (2^(k-2), 2^(k-1)] for k >= 1 */
 #define MIN_ORDER_FILES 3	/* fewer opened files say nothing about an order */
@@ -94,15 +95,8 @@ static struct proc *proc_get(struct rep *r, uint32_t pid)
 	for (i = r->nprocs; i-- > 0;)
 		if (r->procs[i].pid == pid)
 			return &r->procs[i];
-	if (r->nprocs == r->capprocs) {
-		size_t cap = r->capprocs ? 2 * r->capprocs : 16;
-
-		p = realloc(r->procs, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		r->procs = p;
-		r->capprocs = cap;
-	}
+	if (FSTAP_GROW(r->procs, r->nprocs + 1, r->capprocs))
+		return NULL;
 	p = &r->procs[r->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
@@ -383,16 +377,9 @@ static void collect_obj(struct an_obj *o, void *arg)
 	}
 	if (!o->u[0])
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct dir_row *p = realloc(c->rows, cap * sizeof(*p));
-
-		if (!p) {
-			c->oom = 1;
-			return;
-		}
-		c->rows = p;
-		c->cap = cap;
+	if (FSTAP_GROW(c->rows, c->n + 1, c->cap)) {
+		c->oom = 1;
+		return;
 	}
 	c->rows[c->n].obj = o->obj;
 	c->rows[c->n++].ops = o->u[0];

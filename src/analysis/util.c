@@ -14,6 +14,7 @@
 #include "fstap/log.h"
 #include "fstap/output.h"
 #include "fstap/sort.h"
+#include "fstap/util.h"
 
 int an_parse_time(const char *s, uint64_t *ns)
 {
@@ -31,7 +32,7 @@ int an_parse_time(const char *s, uint64_t *ns)
 	v = strtod(s, &end);
 	if (errno || end == s || !isfinite(v) || v < 0)
 		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (!strcmp(end, units[i].suffix)) {
 			double r = v * units[i].mult;
 
@@ -91,22 +92,6 @@ int an_open_sorted(const char *trace, struct fstap_reader **r, struct fstap_sort
 		*r = NULL;
 		return fstap_error(ret, "out of memory");
 	}
-	return 0;
-}
-
-int an_grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
 	return 0;
 }
 

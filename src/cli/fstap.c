@@ -14,6 +14,7 @@
 #include "cli/cmd.h"
 #include "fstap/crash.h"
 #include "fstap/log.h"
+#include "fstap/util.h"
 
 struct command {
 	const char *name;
@@ -43,7 +44,7 @@ static void print_usage(FILE *f)
 	fprintf(f, "usage: fstap [--version] [--help] [-q|-v] COMMAND [ARGS]\n\n"
 		   "Record the file-system workload of an application and replay it on\n"
 		   "candidate file systems.\n\ncommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'fstap help COMMAND' or 'fstap COMMAND --help' shows a command's options.\n");
 }
@@ -111,7 +112,7 @@ static const struct command *find_command(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;

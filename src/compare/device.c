@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "compare/compare.h"
+#include "fstap/util.h"
 
 /* The first line of path (without its newline) into buf; false if unreadable. */
 static bool read_line(const char *path, char *buf, size_t len)
@@ -226,7 +227,7 @@ static const char *mkfs_version(const char *fstype, const char *workdir)
 	for (i = 0; i < ncache; i++)
 		if (!strcmp(cache[i].fstype, fstype))
 			return cache[i].version;
-	if (ncache == sizeof(cache) / sizeof(cache[0]))
+	if (ncache == ARRAY_SIZE(cache))
 		return "";
 	i = ncache++;
 	snprintf(cache[i].fstype, sizeof(cache[i].fstype), "%s", fstype);
@@ -336,7 +337,7 @@ json_t *cmp_blkstat_delta_json(const struct cmp_blkstat *a, const struct cmp_blk
 	if (!a->ok || !b->ok)
 		return json_null();
 	o = json_object();
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		unsigned k = keys[i].idx;
 
 		json_object_set_new(o, keys[i].key, json_integer((json_int_t)(b->v[k] >= a->v[k] ?

@@ -14,6 +14,7 @@
 
 #include "compare/compare.h"
 #include "fstap/log.h"
+#include "fstap/util.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -196,7 +197,7 @@ const char *cmp_fmt_bytes(uint64_t v, char *buf, size_t len)
 	double d = (double)v;
 	unsigned u = 0;
 
-	while (d >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+	while (d >= 1024 && u + 1 < ARRAY_SIZE(units)) {
 		d /= 1024;
 		u++;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "fstap/util.h"
 
 #define MAX_TOP_OPS 4
 
@@ -487,7 +488,7 @@ int cmp_render_svg(FILE *f, const struct cmp_results *res)
 
 		for (k = 0; k < nvar && strcmp(variants[k], r->variant); k++)
 			;
-		if (k == nvar && nvar < sizeof(variants) / sizeof(variants[0]))
+		if (k == nvar && nvar < ARRAY_SIZE(variants))
 			variants[nvar++] = r->variant;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">"
 			   "<tspan font-weight=\"bold\">", left - 10, cy);
@@ -505,7 +506,7 @@ int cmp_render_svg(FILE *f, const struct cmp_results *res)
 		}
 		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 			   "fill=\"%s\"><title>", left, y, r->med_s * scale, barh,
-			palette[k % (sizeof(palette) / sizeof(palette[0]))]);
+			palette[k % ARRAY_SIZE(palette)]);
 		xml_text(f, r->cand->name);
 		fprintf(f, " %s: median %.*f s, min %.*f s, max %.*f s</title></rect>\n", r->variant,
 			dec, r->med_s, dec, r->min_s, dec, r->max_s);

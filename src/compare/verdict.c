@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "fstap/util.h"
 
 static const char *const verdict_names[] = {
 	[CMP_V_NONE] = "none",		[CMP_V_BEST] = "best",
@@ -21,7 +22,7 @@ static const char *const verdict_names[] = {
 
 const char *cmp_verdict_name(enum cmp_verdict v)
 {
-	return (unsigned)v < sizeof(verdict_names) / sizeof(verdict_names[0]) ? verdict_names[v]
+	return (unsigned)v < ARRAY_SIZE(verdict_names) ? verdict_names[v]
 									       : "none";
 }
 
@@ -260,7 +261,7 @@ const char *cmp_verdict_sentence(const struct cmp_results *res, char *buf, size_
 		ranked = ranked || res->rows[i].verdict == CMP_V_BEST;
 	if (!ranked)
 		append(buf, len, "no candidate could be ranked; ");
-	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+	for (k = 0; k < ARRAY_SIZE(order); k++)
 		for (i = 0; i < res->nrows; i++) {
 			if (res->rows[i].verdict != order[k])
 				continue;

@@ -40,6 +40,7 @@
 #include "disk/daemon.h"
 #include "fstap/log.h"
 #include "fstap/output.h"
+#include "fstap/util.h"
 #include "record/stop_i.h"
 
 #define FILE_INO 2
@@ -57,14 +58,6 @@ struct disk_session {
 	uint64_t start_ns;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- the model around each request -------------------------------------- */
 
 /* Arrival: the completion time the model gives the request. */
@@ -75,7 +68,7 @@ static uint64_t arrive(struct disk_session *s, enum disk_op op, uint64_t off, ui
 
 	pthread_mutex_lock(&s->lock);
 	disk_model_count_depth(s->model, depth);
-	due = disk_model_submit(s->model, op, off, len, mono_ns());
+	due = disk_model_submit(s->model, op, off, len, fstap_now_ns());
 	pthread_mutex_unlock(&s->lock);
 	return due;
 }
@@ -89,7 +82,7 @@ static void complete(struct disk_session *s, uint64_t due)
 {
 	struct timespec ts = { (time_t)(due / 1000000000ull), (long)(due % 1000000000ull) };
 
-	if (due > mono_ns())
+	if (due > fstap_now_ns())
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 	atomic_fetch_sub(&s->inflight, 1);
@@ -534,7 +527,7 @@ static char *stats_snapshot(struct disk_session *s)
 	pthread_mutex_lock(&s->lock);
 	st = *disk_model_stats(s->model);
 	pthread_mutex_unlock(&s->lock);
-	v.elapsed_ns = mono_ns() - s->start_ns;
+	v.elapsed_ns = fstap_now_ns() - s->start_ns;
 	root = stats_json(&v);
 	text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);
@@ -608,7 +601,7 @@ static int serve(struct disk_session *s, const struct disk_opts *o)
 	}
 	fstap_debug("serving '%s' as '%s/%s' (model %s)", o->image, o->mountpoint, s->name,
 		    o->model_spec);
-	s->start_ns = mono_ns();
+	s->start_ns = fstap_now_ns();
 	/* inherited by the worker threads the loop creates */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	cfg = fuse_loop_cfg_create();
@@ -677,7 +670,7 @@ int disk_run(const struct disk_opts *o)
 	ret = serve(&s, o);
 	if (s.start_ns) {
 		v.st = disk_model_stats(s.model);
-		v.elapsed_ns = mono_ns() - s.start_ns;
+		v.elapsed_ns = fstap_now_ns() - s.start_ns;
 		if (fstap_verbosity >= 0)
 			print_summary(&v);
 		if (o->json && fstap_output_write(o->json, inputs, write_json, &v) < 0)

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "disk/disk.h"
+#include "fstap/util.h"
 
 /* A segment holds at most this much: 32 MB of cache in 16 segments. */
 #define SEGMENT_MAX (2ull * 1024 * 1024)
@@ -107,7 +108,7 @@ static const char *const kind_names[] = { "none", "hdd", "ssd", "raid5" };
 
 const char *disk_kind_name(enum disk_kind k)
 {
-	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
+	return (unsigned)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "?";
 }
 
 int disk_params_defaults(const char *kind, struct disk_params *p)
@@ -120,7 +121,7 @@ int disk_params_defaults(const char *kind, struct disk_params *p)
 	p->raid5.members = 4;
 	p->raid5.chunk = 64 * 1024;
 	p->raid5.member = DISK_HDD;
-	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kind_names); i++)
 		if (!strcmp(kind, kind_names[i])) {
 			p->kind = (enum disk_kind)i;
 			return 0;
@@ -193,7 +194,7 @@ static int set_key_of(struct disk_params *p, enum disk_kind kind, const char *na
 	double d;
 	size_t i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		const struct key *k = &keys[i];
 
 		if (k->kind != kind || strcmp(k->name, name))

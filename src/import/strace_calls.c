@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstap/util.h"
 #include "import/strace_calls_i.h"
 
 /* ---- paths --------------------------------------------------------------- */
@@ -470,7 +471,7 @@ static int cmp_call(const void *key, const void *e)
 
 int calls_import(struct imp *im, struct imp_call *c)
 {
-	const struct call_entry *e = bsearch(c->l->name, calls, sizeof(calls) / sizeof(calls[0]),
+	const struct call_entry *e = bsearch(c->l->name, calls, ARRAY_SIZE(calls),
 					     sizeof(calls[0]), cmp_call);
 	int ret;
 

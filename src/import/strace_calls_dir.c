@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fstap/util.h"
 #include "import/strace_calls_i.h"
 
 /* ---- directories --------------------------------------------------------- */
@@ -23,7 +24,7 @@ static uint32_t dtype_of(struct st_span v)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (strlen(names[i].n) == v.len && !memcmp(names[i].n, v.p, v.len))
 			return names[i].t;
 	return 0;
@@ -78,17 +79,10 @@ static int parse_dirents(struct imp *im, struct imp_ofd *o, struct st_span list,
 		}
 		items[0] = (struct st_span){ list.p + start, i - start + 1 };
 		i++;
-		if (cnt == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			void *nv = realloc(v, nc * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				free(buf);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		if (FSTAP_GROW(v, cnt + 1, cap)) {
+			free(v);
+			free(buf);
+			return -ENOMEM;
 		}
 		{
 			size_t len;

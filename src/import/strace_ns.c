@@ -22,6 +22,8 @@
 #include "import/imp_i.h"
 #include "record/snapshot_i.h"
 
+#include "fstap/util.h"
+
 static uint64_t hash_name(uint64_t parent, const char *name)
 {
 	uint64_t h = 1469598103934665603ull ^ parent;
@@ -161,15 +163,8 @@ static uint64_t seen_obj(struct walk *wk, const struct stat *st, bool *newobj)
 				return wk->seen[i].obj;
 	*newobj = true;
 	if (st->st_nlink > 1 && !S_ISDIR(st->st_mode)) {
-		if (wk->nseen == wk->capseen) {
-			size_t cap = wk->capseen ? wk->capseen * 2 : 64;
-			void *v = realloc(wk->seen, cap * sizeof(*wk->seen));
-
-			if (!v)
-				return 0;
-			wk->seen = v;
-			wk->capseen = cap;
-		}
+		if (FSTAP_GROW(wk->seen, wk->nseen + 1, wk->capseen))
+			return 0;
 		wk->seen[wk->nseen].dev = st->st_dev;
 		wk->seen[wk->nseen].ino = st->st_ino;
 		wk->seen[wk->nseen].obj = wk->im->nobjs;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fstap/hex.h"
+#include "fstap/util.h"
 #include "import/strace_i.h"
 
 #define RESUMED_OPEN "<... "
@@ -571,7 +572,7 @@ int st_arg_flags(struct st_span a, uint64_t *v)
 			*v |= (uint64_t)num;
 			found = true;
 		}
-		for (k = 0; !found && k < sizeof(flag_names) / sizeof(flag_names[0]); k++) {
+		for (k = 0; !found && k < ARRAY_SIZE(flag_names); k++) {
 			if (strlen(flag_names[k].name) == tok.len &&
 			    !memcmp(flag_names[k].name, tok.p, tok.len)) {
 				*v |= flag_names[k].value;

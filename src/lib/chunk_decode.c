@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fstap/trace.h"
+#include "fstap/util.h"
 #include "lib/codec_i.h"
 
 void chunk_dec_start(struct chunk_dec *d, const uint8_t *payload, size_t len, uint64_t base_ns)
@@ -34,24 +35,6 @@ void chunk_dec_release(struct chunk_dec *d)
 	d->extents = NULL;
 	d->u64s = NULL;
 	d->entries_cap = d->xattrs_cap = d->extents_cap = d->u64s_cap = 0;
-}
-
-static int grow(void **arr, size_t *cap, size_t want, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (want <= *cap)
-		return 0;
-	n = *cap ? *cap : 64;
-	while (n < want)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
 }
 
 static int bad(struct chunk_dec *d, const char *why)
@@ -147,8 +130,7 @@ static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *r
 
 			if ((ret = get_count(d, c, 4, &rec->nentries)))
 				return ret;
-			if (grow((void **)&d->entries, &d->entries_cap, rec->nentries,
-				 sizeof(*d->entries)))
+			if (FSTAP_GROW(d->entries, rec->nentries, d->entries_cap))
 				return -ENOMEM;
 			for (j = 0; j < rec->nentries; j++) {
 				struct fstap_dirent *e = &d->entries[j];
@@ -170,8 +152,7 @@ static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *r
 		case FSTAP_FT_XATTRS:
 			if ((ret = get_count(d, c, 2, &rec->nxattrs)))
 				return ret;
-			if (grow((void **)&d->xattrs, &d->xattrs_cap, rec->nxattrs,
-				 sizeof(*d->xattrs)))
+			if (FSTAP_GROW(d->xattrs, rec->nxattrs, d->xattrs_cap))
 				return -ENOMEM;
 			for (j = 0; j < rec->nxattrs; j++) {
 				if ((ret = get_name(d, c, &d->xattrs[j].name)) ||
@@ -185,8 +166,7 @@ static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *r
 
 			if ((ret = get_count(d, c, 2, &rec->nextents)))
 				return ret;
-			if (grow((void **)&d->extents, &d->extents_cap, rec->nextents,
-				 sizeof(*d->extents)))
+			if (FSTAP_GROW(d->extents, rec->nextents, d->extents_cap))
 				return -ENOMEM;
 			for (j = 0; j < rec->nextents; j++) {
 				d->extents[j].offset = end + get_varint(c);
@@ -201,7 +181,7 @@ static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *r
 
 			if ((ret = get_count(d, c, 1, &l->n)))
 				return ret;
-			if (grow((void **)&d->u64s, &d->u64s_cap, l->n, sizeof(*d->u64s)))
+			if (FSTAP_GROW(d->u64s, l->n, d->u64s_cap))
 				return -ENOMEM;
 			for (j = 0; j < l->n; j++)
 				d->u64s[j] = get_varint(c);

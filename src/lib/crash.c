@@ -21,6 +21,7 @@
 #include <libunwind.h>
 
 #include "fstap/crash.h"
+#include "fstap/util.h"
 
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 static void (*crash_hook)(void *);
@@ -198,7 +199,7 @@ int fstap_crash_handler_install(void)
 	sa.sa_sigaction = crash_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
 		if (sigaction(crash_signals[i], &sa, NULL) < 0)
 			return -errno;
 	return 0;

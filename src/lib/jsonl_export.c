@@ -15,6 +15,7 @@
 
 #include "fstap/jsonl.h"
 #include "fstap/pathmap.h"
+#include "fstap/util.h"
 
 void fstap_jbuf_release(struct fstap_jbuf *jb)
 {
@@ -25,21 +26,10 @@ void fstap_jbuf_release(struct fstap_jbuf *jb)
 
 static bool jb_grow(struct fstap_jbuf *jb, size_t more)
 {
-	size_t c;
-	char *p;
-
-	if (jb->len + more <= jb->cap)
-		return true;
-	c = jb->cap ? jb->cap : 4096;
-	while (c < jb->len + more)
-		c *= 2;
-	p = realloc(jb->buf, c);
-	if (!p) {
+	if (more > SIZE_MAX - jb->len || FSTAP_GROW(jb->buf, jb->len + more, jb->cap)) {
 		jb->oom = 1;
 		return false;
 	}
-	jb->buf = p;
-	jb->cap = c;
 	return true;
 }
 

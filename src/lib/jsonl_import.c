@@ -18,6 +18,7 @@
 #include "fstap/hex.h"
 #include "fstap/jsonl.h"
 #include "fstap/log.h"
+#include "fstap/util.h"
 
 /* Per-line allocations, freed together after the record is written. */
 struct line_arena {
@@ -29,15 +30,8 @@ static void *arena_alloc(struct line_arena *a, size_t size)
 {
 	void *p;
 
-	if (a->n == a->cap) {
-		size_t c = a->cap ? 2 * a->cap : 16;
-		void **np = realloc(a->ptrs, c * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		a->ptrs = np;
-		a->cap = c;
-	}
+	if (FSTAP_GROW(a->ptrs, a->n + 1, a->cap))
+		return NULL;
 	p = calloc(1, size ? size : 1);
 	if (p)
 		a->ptrs[a->n++] = p;

@@ -1,6 +1,6 @@
 # libfstap: the trace format, its reader and writer, JSON Lines, path
-# resolution, logging, the crash handler and safe output files. Every
-# other part links it.
+# resolution, logging, the crash handler, safe output files and the shared
+# pieces (util.h). Every other part links it.
 noinst_LIBRARIES += libfstap.a
 libfstap_a_SOURCES = \
 	include/fstap/ops.h \
@@ -15,6 +15,7 @@ libfstap_a_SOURCES = \
 	include/fstap/devnode.h \
 	include/fstap/fileattr.h \
 	include/fstap/xattr.h \
+	include/fstap/util.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -31,6 +32,7 @@ libfstap_a_SOURCES = \
 	src/lib/output.c \
 	src/lib/devnode.c \
 	src/lib/xattr.c \
-	src/lib/fileattr.c
+	src/lib/fileattr.c \
+	src/lib/util.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

@@ -18,6 +18,7 @@
 
 #include "fstap/log.h"
 #include "fstap/output.h"
+#include "fstap/util.h"
 
 struct fstap_output {
 	char *path;		/* as given, for messages */
@@ -66,7 +67,7 @@ static void install_cleanup(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = remove_pending;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cleanup_signals); i++)
 		if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			sigaction(cleanup_signals[i], &sa, NULL);
 }

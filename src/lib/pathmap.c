@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "fstap/pathmap.h"
+#include "fstap/util.h"
 
 #define DT_DIR_TYPE 4	/* d_type of a directory */
 #define RENAME_EXCHANGE_FLAG 2
@@ -51,24 +52,6 @@ struct fstap_pathmap {
 /* Where add_name puts a new name in the object's list. */
 enum place { NAME_FIRST, NAME_LAST };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
-static uint64_t entry_hash(uint64_t parent, const uint8_t *name, uint32_t len)
-{
-	uint64_t h = mix(parent) ^ 1469598103934665603ULL;
-
-	while (len--)
-		h = (h ^ *name++) * 1099511628211ULL;
-	return mix(h);
-}
-
 int fstap_pathmap_new(struct fstap_pathmap **out)
 {
 	struct fstap_pathmap *pm = calloc(1, sizeof(*pm));
@@ -105,7 +88,7 @@ void fstap_pathmap_free(struct fstap_pathmap *pm)
 
 static uint32_t find_node(const struct fstap_pathmap *pm, uint64_t obj)
 {
-	size_t mask = pm->nslots - 1, i = mix(obj) & mask;
+	size_t mask = pm->nslots - 1, i = fstap_hash64(obj) & mask;
 
 	for (;; i = (i + 1) & mask) {
 		uint32_t v = pm->by_obj[i];
@@ -126,7 +109,7 @@ static bool name_is(const struct pm_name *n, uint64_t parent, const uint8_t *nam
 static long find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
 			    const uint8_t *name, uint32_t len)
 {
-	size_t mask = pm->nslots - 1, i = entry_hash(parent, name, len) & mask;
+	size_t mask = pm->nslots - 1, i = fstap_hash_bytes(parent, name, len) & mask;
 
 	for (;; i = (i + 1) & mask) {
 		uint32_t v = pm->by_entry[i];
@@ -148,7 +131,7 @@ static uint32_t find_entry(const struct fstap_pathmap *pm, uint64_t parent, stru
 
 static void insert_obj_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
-	size_t mask = pm->nslots - 1, i = mix(pm->nodes[idx].obj) & mask;
+	size_t mask = pm->nslots - 1, i = fstap_hash64(pm->nodes[idx].obj) & mask;
 
 	while (pm->by_obj[i])
 		i = (i + 1) & mask;
@@ -159,7 +142,7 @@ static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
 	struct pm_name *n = &pm->names[idx];
 	size_t mask = pm->nslots - 1;
-	size_t i = entry_hash(n->parent, (const uint8_t *)n->name, n->name_len) & mask;
+	size_t i = fstap_hash_bytes(n->parent, n->name, n->name_len) & mask;
 
 	while (pm->by_entry[i] && pm->by_entry[i] != TOMB)
 		i = (i + 1) & mask;
@@ -233,15 +216,8 @@ static uint32_t get_node(struct fstap_pathmap *pm, uint64_t obj)
 		return i;
 	if (pm->nnodes >= UINT32_MAX - 2)
 		return NONE;
-	if (pm->nnodes == pm->cap_nodes) {
-		size_t c = pm->cap_nodes ? 2 * pm->cap_nodes : 256;
-		struct node *p = realloc(pm->nodes, c * sizeof(*p));
-
-		if (!p)
-			return NONE;
-		pm->nodes = p;
-		pm->cap_nodes = c;
-	}
+	if (FSTAP_GROW(pm->nodes, pm->nnodes + 1, pm->cap_nodes))
+		return NONE;
 	i = (uint32_t)pm->nnodes++;
 	memset(&pm->nodes[i], 0, sizeof(pm->nodes[i]));
 	pm->nodes[i].obj = obj;
@@ -259,15 +235,8 @@ static uint32_t alloc_name(struct fstap_pathmap *pm)
 	}
 	if (pm->nnames >= UINT32_MAX - 2)
 		return NONE;
-	if (pm->nnames == pm->cap_names) {
-		size_t c = pm->cap_names ? 2 * pm->cap_names : 256;
-		struct pm_name *p = realloc(pm->names, c * sizeof(*p));
-
-		if (!p)
-			return NONE;
-		pm->names = p;
-		pm->cap_names = c;
-	}
+	if (FSTAP_GROW(pm->names, pm->nnames + 1, pm->cap_names))
+		return NONE;
 	return (uint32_t)pm->nnames++;
 }
 

@@ -37,6 +37,7 @@
 
 #include "fstap/sort.h"
 #include "fstap/trace.h"
+#include "fstap/util.h"
 #include "lib/codec_i.h"
 
 /* The held records of an incomplete trace and what is known of its end. */
@@ -494,13 +495,8 @@ static int cut_hold(struct cutter *c, const struct fstap_rec *rec)
 			c->tail -= c->head;
 			c->head = 0;
 		} else {
-			size_t cap = c->cap ? 2 * c->cap : 1024;
-			struct fstap_rec **p = realloc(c->held, cap * sizeof(*p));
-
-			if (!p)
+			if (FSTAP_GROW(c->held, c->cap + 1, c->cap))
 				return -ENOMEM;
-			c->held = p;
-			c->cap = cap;
 		}
 	}
 	copy = fstap_rec_clone(rec);

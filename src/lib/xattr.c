@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fstap/xattr.h"
+#include "fstap/util.h"
 
 static const char *const fs_own[] = { "trusted.SGI_ACL_FILE", "trusted.SGI_ACL_DEFAULT" };
 
@@ -12,7 +13,7 @@ bool fstap_xattr_fs_own(const char *name, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(fs_own) / sizeof(fs_own[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(fs_own); i++)
 		if (len == strlen(fs_own[i]) && !memcmp(name, fs_own[i], len))
 			return true;
 	return false;

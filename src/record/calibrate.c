@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "fstap/log.h"
+#include "fstap/util.h"
 #include "record/calibrate_i.h"
 #include "record/record_i.h"
 
@@ -68,7 +69,7 @@ static void cal_done(fuse_req_t req, uint64_t t0)
 {
 	struct cal *c = fuse_req_userdata(req);
 
-	atomic_store(&c->handler_ns, rec_now_ns() - t0);
+	atomic_store(&c->handler_ns, fstap_now_ns() - t0);
 }
 
 static void cal_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -87,7 +88,7 @@ static void cal_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void cal_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	uint64_t t0 = rec_now_ns();
+	uint64_t t0 = fstap_now_ns();
 	struct stat st;
 
 	(void)fi;
@@ -110,7 +111,7 @@ static void cal_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	static const char zeros[CAL_READ_SIZE];
-	uint64_t t0 = rec_now_ns();
+	uint64_t t0 = fstap_now_ns();
 
 	(void)ino;
 	(void)fi;
@@ -180,7 +181,7 @@ static int cal_measure(struct cal *c, int fd, bool read_kind, uint64_t *out, uns
 		ssize_t got;
 
 		atomic_store(&c->handler_ns, 0);
-		t0 = rec_now_ns();
+		t0 = fstap_now_ns();
 		if (read_kind) {
 			got = pread(fd, buf, sizeof(buf), (off_t)(i % 64) * CAL_READ_SIZE);
 			if (got != (ssize_t)sizeof(buf))
@@ -188,7 +189,7 @@ static int cal_measure(struct cal *c, int fd, bool read_kind, uint64_t *out, uns
 		} else if (fstat(fd, &st) < 0) {
 			return -errno;
 		}
-		t1 = rec_now_ns();
+		t1 = fstap_now_ns();
 		h = atomic_load(&c->handler_ns);
 		if (i >= CAL_WARMUP)
 			out[i - CAL_WARMUP] = t1 - t0 > h ? t1 - t0 - h : 0;

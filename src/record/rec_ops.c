@@ -204,7 +204,7 @@ static inline bool rq_begin(struct rq *q, fuse_req_t req, unsigned op, struct ri
 	 * a thread's one /proc read is not part of its first request's time.
 	 */
 	q->r.pid = recbuf_pid_of(s->rb, q->r.tid);
-	q->t0 = rec_now_ns();
+	q->t0 = fstap_now_ns();
 	q->r.uid = ctx->uid;
 	q->r.gid = ctx->gid;
 	q->r.obj = ri ? ri->obj : 0;
@@ -227,7 +227,7 @@ static inline void rq_end(struct rq *q, int64_t result)
 
 	if (!q->s->rb)
 		return;
-	t1 = rec_now_ns();
+	t1 = fstap_now_ns();
 	q->r.start_ns = q->t0 - q->s->start_mono;
 	q->r.dur_ns = t1 - q->t0;
 	q->r.result = result;

@@ -128,17 +128,9 @@ struct recbuf {
 	atomic_int writer_tid;
 };
 
-uint64_t rec_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t rel_now(const struct recbuf *rb)
 {
-	return rec_now_ns() - rb->start_mono;
+	return fstap_now_ns() - rb->start_mono;
 }
 
 /* ---- chunks ------------------------------------------------------------- */
@@ -345,15 +337,8 @@ uint32_t recbuf_pid_of(struct recbuf *rb, uint32_t tid)
 /* The writer learns a new thread: it will check later that it still lives. */
 static void know_thread(struct recbuf *rb, uint32_t tid, uint32_t pid)
 {
-	if (rb->nknown == rb->known_cap) {
-		size_t cap = rb->known_cap ? 2 * rb->known_cap : 256;
-		struct known_tid *k = realloc(rb->known, cap * sizeof(*k));
-
-		if (!k)
-			return;	/* not checked: its id keeps its process until the end */
-		rb->known = k;
-		rb->known_cap = cap;
-	}
+	if (FSTAP_GROW(rb->known, rb->nknown + 1, rb->known_cap))
+		return;	/* not checked: its id keeps its process until the end */
 	rb->known[rb->nknown++] = (struct known_tid){ tid, pid };
 }
 
@@ -527,15 +512,15 @@ void recbuf_crash_flush(struct recbuf *rb)
 	 * Spin rather than sleep: the other threads go on serving until the
 	 * process dies, and what they add after the writer's pass is lost.
 	 */
-	deadline = rec_now_ns() + CRASH_WAIT_MS * 1000000ull;
-	while (atomic_load(&rb->crash) != CRASH_DONE && rec_now_ns() < deadline)
+	deadline = fstap_now_ns() + CRASH_WAIT_MS * 1000000ull;
+	while (atomic_load(&rb->crash) != CRASH_DONE && fstap_now_ns() < deadline)
 		sched_yield();
 }
 
 static void *writer_main(void *arg)
 {
 	struct recbuf *rb = arg;
-	uint64_t last_flush = rec_now_ns();
+	uint64_t last_flush = fstap_now_ns();
 
 	atomic_store(&rb->writer_tid, (int)syscall(SYS_gettid));
 	fstap_crash_thread_init();
@@ -591,7 +576,7 @@ static void *writer_main(void *arg)
 			pthread_mutex_unlock(&rb->lock);
 			q = next;
 		}
-		if (stopping || rec_now_ns() - last_flush >= rb->flush_ms * 1000000ull) {
+		if (stopping || fstap_now_ns() - last_flush >= rb->flush_ms * 1000000ull) {
 			uint64_t pass_ns = rel_now(rb);
 
 			collect_partial(rb);
@@ -617,7 +602,7 @@ static void *writer_main(void *arg)
 			rb->pass_ns = pass_ns;
 			if (fstap_writer_flush(rb->w) < 0 && !rb->werr)
 				rb->werr = -EIO;
-			last_flush = rec_now_ns();
+			last_flush = fstap_now_ns();
 		}
 		pthread_mutex_lock(&rb->lock);
 		if (stopping && !rb->qhead && !rb->npidq)

@@ -39,6 +39,7 @@
 #include "fstap/crash.h"
 #include "fstap/log.h"
 #include "fstap/trace.h"
+#include "fstap/util.h"
 #include "record/calibrate_i.h"
 #include "record/record.h"
 #include "record/record_i.h"
@@ -90,7 +91,7 @@ static const char *fs_type_name(unsigned long t, char *buf, size_t size)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(types); i++)
 		if (types[i].magic == t)
 			return types[i].name;
 	snprintf(buf, size, "0x%lx", t);
@@ -481,7 +482,7 @@ int record_run(const struct record_opts *o)
 
 	if (o->trace) {
 		memset(&info, 0, sizeof(info));
-		s->start_mono = rec_now_ns();
+		s->start_mono = fstap_now_ns();
 		info.version_major = FSTAP_VERSION_MAJOR;
 		info.version_minor = FSTAP_VERSION_MINOR;
 		info.start_realtime_ns = realtime_ns();
@@ -496,14 +497,14 @@ int record_run(const struct record_opts *o)
 			goto out_fs;
 		}
 		if (o->snapshot == REC_SNAP_FULL) {
-			uint64_t n = 0, t0 = rec_now_ns();
+			uint64_t n = 0, t0 = fstap_now_ns();
 
 			ret = snap_walk(&s->fs, s->xattr_value_max, writer_emit, w, &n);
 			if (ret < 0)
 				fstap_warn("snapshot of '%s' is incomplete: %s", o->backing,
 					   strerror(-ret));
 			fstap_debug("snapshot: %" PRIu64 " objects in %.3f s", n,
-				    (double)(rec_now_ns() - t0) / 1e9);
+				    (double)(fstap_now_ns() - t0) / 1e9);
 		} else if (o->snapshot == REC_SNAP_TOUCHED) {
 			struct snapbuf *snapb = malloc(sizeof(*snapb));
 
@@ -614,7 +615,7 @@ out_rec:
 	}
 out_fs:
 	if (w) {
-		ret = fstap_writer_close(w, rec_now_ns() - s->start_mono, false);
+		ret = fstap_writer_close(w, fstap_now_ns() - s->start_mono, false);
 		if (ret < 0) {
 			const char *m = fstap_writer_errmsg(w);
 
@@ -623,7 +624,7 @@ out_fs:
 			if (exit_code == 0)
 				exit_code = 1;
 		} else if (served) {
-			summary(o->trace, w, rec_now_ns() - s->start_mono, lost, stop_sig);
+			summary(o->trace, w, fstap_now_ns() - s->start_mono, lost, stop_sig);
 		}
 		fstap_writer_free(w);
 	}

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "fstap/trace.h"
+#include "fstap/util.h"
 #include "record/record.h"
 
 struct fuse_lowlevel_ops;
@@ -362,8 +363,5 @@ struct rec_session {
 extern const struct fuse_lowlevel_ops rec_ops;
 /* Sets the session's timeouts and flags from its cache mode. */
 void rec_session_set_cache(struct rec_session *s, enum rec_cache mode);
-
-/* ns of CLOCK_MONOTONIC */
-uint64_t rec_now_ns(void);
 
 #endif

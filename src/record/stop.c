@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fstap/log.h"
+#include "fstap/util.h"
 #include "record/stop_i.h"
 
 #define RETRY_MS 200		/* between two unmount attempts of a busy mount */
@@ -266,7 +267,7 @@ int rec_stop_start(struct rec_stop **out, const char *mountpoint)
 	sa.sa_sigaction = on_stop_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaction(stop_signals[i], &sa, &st->old[i]);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
@@ -296,7 +297,7 @@ int rec_stop_finish(struct rec_stop *st)
 	atomic_store(&st->quit, true);
 	sem_post(&st->sem);
 	pthread_join(st->thread, NULL);
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaction(stop_signals[i], &st->old[i], NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	atomic_store(&active, NULL);

@@ -1,0 +1,87 @@
+/*
+ * util.h: the small pieces every part of fstap shares: the length of an
+ * array, growing an array's capacity, saturating addition, the monotonic
+ * clock, a 64-bit hash and a map from 64-bit keys to 64-bit values (or
+ * pointers).
+ */
+#ifndef FSTAP_UTIL_H
+#define FSTAP_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Makes room for at least need elements of size elem in the array *pp of
+ * capacity *cap (both updated): the capacity doubles from 16. pp is the
+ * address of the array pointer. 0, or -ENOMEM with the array unchanged.
+ */
+int fstap_grow(void *pp, size_t *cap, size_t need, size_t elem);
+/* FSTAP_GROW(arr, need, cap): fstap_grow for an array and its size_t capacity. */
+#define FSTAP_GROW(arr, need, cap) fstap_grow(&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* a + b, or UINT64_MAX if that overflows. */
+static inline uint64_t fstap_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t fstap_now_ns(void);
+
+/* Mixes the bits of x so that any subset of the result is well spread. */
+static inline uint64_t fstap_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+/* The hash of len bytes at p, seeded (a directory's id, for example). */
+uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len);
+
+/*
+ * A map from nonzero uint64 keys to uint64 values: open addressing with
+ * linear probing and backward-shift deletion (no tombstones, so a map of
+ * live entries stays as small as the live set). Zero-initialised (or
+ * fstap_map_init) is empty. Not thread-safe: each user names its lock.
+ */
+struct fstap_map {
+	uint64_t *keys;		/* 0: an empty slot */
+	uint64_t *vals;
+	size_t n, cap;		/* cap: 0 or a power of two, at least 2 * n */
+};
+
+void fstap_map_init(struct fstap_map *m);
+/* Frees the map's tables (not what its values point to); it is empty again. */
+void fstap_map_release(struct fstap_map *m);
+/* The value of key (stable until the next put or del), or NULL. */
+uint64_t *fstap_map_get(const struct fstap_map *m, uint64_t key);
+/* Sets key's value. 0, -EINVAL for key 0, -ENOMEM. */
+int fstap_map_put(struct fstap_map *m, uint64_t key, uint64_t val);
+/* Removes key; its value in *val if val. False if it was not there. */
+bool fstap_map_del(struct fstap_map *m, uint64_t key, uint64_t *val);
+/*
+ * Iterates: from *pos = 0, the next entry in slot order (key and value in
+ * *key and *val), true until none is left. No put or del in between.
+ */
+bool fstap_map_next(const struct fstap_map *m, size_t *pos, uint64_t *key, uint64_t *val);
+
+/* The same map with pointer values. */
+static inline void *fstap_map_get_ptr(const struct fstap_map *m, uint64_t key)
+{
+	uint64_t *v = fstap_map_get(m, key);
+
+	return v ? (void *)(uintptr_t)*v : NULL;
+}
+
+static inline int fstap_map_put_ptr(struct fstap_map *m, uint64_t key, void *p)
+{
+	return fstap_map_put(m, key, (uint64_t)(uintptr_t)p);
+}
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * util.c: the shared pieces of util.h that are not inline: array growth,
+ * the clock, the byte hash and the uint64 map.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fstap/util.h"
+
+int fstap_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (elem && n > SIZE_MAX / elem)
+		return -ENOMEM;
+	memcpy(&p, pp, sizeof(p));
+	p = realloc(p, n * elem);
+	if (!p)
+		return -ENOMEM;
+	memcpy(pp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
+
+uint64_t fstap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint64_t h = fstap_hash64(seed) ^ 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return fstap_hash64(h);
+}
+
+/* ---- the uint64 map ------------------------------------------------------- */
+
+void fstap_map_init(struct fstap_map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void fstap_map_release(struct fstap_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	fstap_map_init(m);
+}
+
+static size_t slot_of(const struct fstap_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i = fstap_hash64(key) & mask;
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+uint64_t *fstap_map_get(const struct fstap_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return NULL;
+	i = slot_of(m, key);
+	return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+static int map_grow(struct fstap_map *m)
+{
+	struct fstap_map n;
+	size_t i;
+
+	n.cap = m->cap ? 2 * m->cap : 64;
+	n.n = m->n;
+	n.keys = calloc(n.cap, sizeof(uint64_t));
+	n.vals = calloc(n.cap, sizeof(uint64_t));
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i]) {
+			size_t j = slot_of(&n, m->keys[i]);
+
+			n.keys[j] = m->keys[i];
+			n.vals[j] = m->vals[i];
+		}
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+int fstap_map_put(struct fstap_map *m, uint64_t key, uint64_t val)
+{
+	size_t i;
+
+	if (!key)
+		return -EINVAL;
+	if (2 * (m->n + 1) > m->cap && map_grow(m))
+		return -ENOMEM;
+	i = slot_of(m, key);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->n++;
+	}
+	m->vals[i] = val;
+	return 0;
+}
+
+bool fstap_map_del(struct fstap_map *m, uint64_t key, uint64_t *val)
+{
+	size_t mask, i, j;
+
+	if (!m->cap || !key)
+		return false;
+	mask = m->cap - 1;
+	i = slot_of(m, key);
+	if (!m->keys[i])
+		return false;
+	if (val)
+		*val = m->vals[i];
+	m->keys[i] = 0;
+	m->n--;
+	/* Backward shift: move later members of the run into the hole. */
+	for (j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+		size_t home = fstap_hash64(m->keys[j]) & mask;
+
+		/* Move j to i unless its home lies cyclically in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			m->keys[j] = 0;
+			i = j;
+		}
+	}
+	return true;
+}
+
+bool fstap_map_next(const struct fstap_map *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+	for (; *pos < m->cap; ++*pos) {
+		if (m->keys[*pos]) {
+			if (key)
+				*key = m->keys[*pos];
+			if (val)
+				*val = m->vals[*pos];
+			++*pos;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,191 @@
+/*
+ * check_util.c: the shared pieces of util.h: array growth keeps the
+ * contents and reports a size it cannot allocate; the uint64 map finds,
+ * replaces, deletes (with the backward shift keeping every other key
+ * reachable) and iterates; saturating addition; the clock moves forward.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "fstap/util.h"
+
+START_TEST(grow_keeps_contents)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0, i;
+
+	ck_assert_int_eq(FSTAP_GROW(v, 0, cap), 0);
+	ck_assert_ptr_null(v);
+	for (i = 0; i < 1000; i++) {
+		ck_assert_int_eq(FSTAP_GROW(v, i + 1, cap), 0);
+		ck_assert_uint_ge(cap, i + 1);
+		v[i] = (uint32_t)i * 7;
+	}
+	ck_assert_uint_eq(cap, 1024);
+	for (i = 0; i < 1000; i++)
+		ck_assert_uint_eq(v[i], i * 7);
+	/* A need within the capacity changes nothing. */
+	ck_assert_int_eq(FSTAP_GROW(v, 10, cap), 0);
+	ck_assert_uint_eq(cap, 1024);
+	free(v);
+}
+END_TEST
+
+START_TEST(grow_too_large)
+{
+	uint64_t *v = NULL;
+	size_t cap = 0;
+
+	ck_assert_int_eq(FSTAP_GROW(v, 4, cap), 0);
+	v[3] = 42;
+	ck_assert_int_eq(FSTAP_GROW(v, SIZE_MAX / 4, cap), -ENOMEM);
+	ck_assert_int_eq(FSTAP_GROW(v, SIZE_MAX, cap), -ENOMEM);
+	ck_assert_uint_eq(cap, 16);
+	ck_assert_uint_eq(v[3], 42);
+	free(v);
+}
+END_TEST
+
+START_TEST(map_put_get_del)
+{
+	struct fstap_map m;
+	uint64_t k, val;
+
+	fstap_map_init(&m);
+	ck_assert_ptr_null(fstap_map_get(&m, 1));
+	ck_assert(!fstap_map_del(&m, 1, NULL));
+	ck_assert_int_eq(fstap_map_put(&m, 0, 1), -EINVAL);
+	for (k = 1; k <= 10000; k++)
+		ck_assert_int_eq(fstap_map_put(&m, k * 4096, k), 0);
+	ck_assert_uint_eq(m.n, 10000);
+	ck_assert_uint_ge(m.cap, 2 * m.n);
+	ck_assert_int_eq(fstap_map_put(&m, 4096, 99), 0);
+	ck_assert_uint_eq(m.n, 10000);
+	ck_assert_uint_eq(*fstap_map_get(&m, 4096), 99);
+	ck_assert_ptr_null(fstap_map_get(&m, 4095));
+	ck_assert_ptr_null(fstap_map_get(&m, 0));
+	/* Delete every other key: the rest stay reachable past the holes. */
+	for (k = 2; k <= 10000; k += 2) {
+		ck_assert(fstap_map_del(&m, k * 4096, &val));
+		ck_assert_uint_eq(val, k);
+	}
+	ck_assert_uint_eq(m.n, 5000);
+	for (k = 1; k <= 10000; k++) {
+		uint64_t *v = fstap_map_get(&m, k * 4096);
+
+		if (k % 2 == 0) {
+			ck_assert_ptr_null(v);
+		} else {
+			ck_assert_ptr_nonnull(v);
+			ck_assert_uint_eq(*v, k == 1 ? 99 : k);
+		}
+	}
+	ck_assert(!fstap_map_del(&m, 2 * 4096, NULL));
+	fstap_map_release(&m);
+	ck_assert_uint_eq(m.n, 0);
+	ck_assert_ptr_null(fstap_map_get(&m, 4096));
+}
+END_TEST
+
+/* Keys that share a home slot: deleting from the middle of a run. */
+START_TEST(map_collisions)
+{
+	struct fstap_map m = { 0 };
+	uint64_t keys[64], k;
+	size_t n = 0, i;
+
+	/* Collect keys whose home in a 64-slot table is slot 5. */
+	for (k = 1; n < 8; k++)
+		if ((fstap_hash64(k) & 63) == 5)
+			keys[n++] = k;
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(fstap_map_put(&m, keys[i], i), 0);
+	ck_assert_uint_eq(m.cap, 64);
+	ck_assert(fstap_map_del(&m, keys[3], NULL));
+	ck_assert(fstap_map_del(&m, keys[0], NULL));
+	for (i = 0; i < n; i++) {
+		uint64_t *v = fstap_map_get(&m, keys[i]);
+
+		if (i == 0 || i == 3) {
+			ck_assert_ptr_null(v);
+		} else {
+			ck_assert_ptr_nonnull(v);
+			ck_assert_uint_eq(*v, i);
+		}
+	}
+	fstap_map_release(&m);
+}
+END_TEST
+
+START_TEST(map_iterate_and_pointers)
+{
+	struct fstap_map m = { 0 };
+	uint64_t key, val, sum = 0;
+	size_t pos = 0, seen = 0;
+	int x = 1, y = 2;
+
+	for (key = 1; key <= 100; key++)
+		ck_assert_int_eq(fstap_map_put(&m, key, key * 10), 0);
+	while (fstap_map_next(&m, &pos, &key, &val)) {
+		ck_assert_uint_eq(val, key * 10);
+		sum += key;
+		seen++;
+	}
+	ck_assert_uint_eq(seen, 100);
+	ck_assert_uint_eq(sum, 5050);
+	fstap_map_release(&m);
+	pos = 0;
+	ck_assert(!fstap_map_next(&m, &pos, NULL, NULL));
+
+	ck_assert_int_eq(fstap_map_put_ptr(&m, 7, &x), 0);
+	ck_assert_int_eq(fstap_map_put_ptr(&m, 8, &y), 0);
+	ck_assert_ptr_eq(fstap_map_get_ptr(&m, 7), &x);
+	ck_assert_ptr_eq(fstap_map_get_ptr(&m, 8), &y);
+	ck_assert_ptr_null(fstap_map_get_ptr(&m, 9));
+	fstap_map_release(&m);
+}
+END_TEST
+
+START_TEST(sat_add_clock_hash)
+{
+	uint64_t a, b;
+	int arr[7];
+
+	ck_assert_uint_eq(fstap_sat_add(1, 2), 3);
+	ck_assert_uint_eq(fstap_sat_add(UINT64_MAX - 1, 1), UINT64_MAX);
+	ck_assert_uint_eq(fstap_sat_add(UINT64_MAX - 1, 2), UINT64_MAX);
+	ck_assert_uint_eq(fstap_sat_add(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+	ck_assert_uint_eq(ARRAY_SIZE(arr), 7);
+	a = fstap_now_ns();
+	b = fstap_now_ns();
+	ck_assert_uint_gt(a, 0);
+	ck_assert_uint_ge(b, a);
+	ck_assert_uint_ne(fstap_hash64(1), fstap_hash64(2));
+	ck_assert_uint_ne(fstap_hash_bytes(1, "ab", 2), fstap_hash_bytes(2, "ab", 2));
+	ck_assert_uint_ne(fstap_hash_bytes(1, "ab", 2), fstap_hash_bytes(1, "ba", 2));
+	ck_assert_uint_eq(fstap_hash_bytes(1, "ab", 2), fstap_hash_bytes(1, "abc", 2));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, grow_keeps_contents);
+	tcase_add_test(tc, grow_too_large);
+	tcase_add_test(tc, map_put_get_del);
+	tcase_add_test(tc, map_collisions);
+	tcase_add_test(tc, map_iterate_and_pointers);
+	tcase_add_test(tc, sat_add_clock_hash);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
