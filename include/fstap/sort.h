@@ -63,7 +63,7 @@ uint64_t fstap_window_min_key(const struct fstap_window *w);
 
 struct fstap_sorter;
 
-/* The window for a trace: twice its flush interval (default 1 s). */
+/* The window for a reader's trace: twice its flush interval (info->meta). */
 uint64_t fstap_sort_window_ns(const struct fstap_trace_info *info);
 
 /* Sorts what r yields (r stays owned by the caller). 0 or -ENOMEM. */

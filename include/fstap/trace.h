@@ -118,6 +118,28 @@ struct fstap_rec {
 	struct fstap_u64_list xattr_sizes;
 };
 
+/*
+ * The keys of the metadata block that fstap itself acts on, parsed once
+ * (fstap_meta_parse; a reader does it when it opens a trace). A key that is
+ * absent or of the wrong type takes the value given here.
+ */
+struct fstap_meta {
+	bool from_recorder;		/* "tool" is "fstap record" */
+	uint64_t flush_interval_ns;	/* recorder.flush_interval_ns > 0, else 1 s */
+	/* recorder.attr_timeout is 0: attributes were refreshed before every check */
+	bool attrs_stale;
+	/*
+	 * The kernel's syncs after synchronous writes are flagged, or there are
+	 * none: recorder.sync_writes_flagged, direct_io or writeback_cache is true.
+	 */
+	bool syncs_flagged;
+};
+
+#define FSTAP_DEFAULT_FLUSH_NS 1000000000ull
+
+/* Parses metadata_json (NULL or not an object: every key absent) into *m. */
+void fstap_meta_parse(const char *metadata_json, struct fstap_meta *m);
+
 /* What the file header and the metadata block say. */
 struct fstap_trace_info {
 	uint16_t version_major, version_minor;
@@ -125,6 +147,7 @@ struct fstap_trace_info {
 	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at start */
 	uint64_t start_monotonic_ns;	/* CLOCK_MONOTONIC at start: time 0 of records */
 	char *metadata_json;		/* the metadata block, NUL-terminated, owned */
+	struct fstap_meta meta;		/* metadata_json parsed (a reader's; writers ignore it) */
 };
 
 /* Totals in the footer of a complete trace. */

@@ -23,6 +23,7 @@ libfstap_a_SOURCES = \
 	src/lib/chunk_decode.c \
 	src/lib/trace_writer.c \
 	src/lib/trace_reader.c \
+	src/lib/trace_meta.c \
 	src/lib/jsonl_export.c \
 	src/lib/jsonl_import.c \
 	src/lib/pathmap.c \

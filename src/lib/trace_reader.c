@@ -33,8 +33,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "fstap/sort.h"
 #include "fstap/trace.h"
 #include "fstap/util.h"
@@ -173,18 +171,6 @@ static int cut_prescan(struct fstap_reader *r)
 	return 0;
 }
 
-/* Whether the metadata says that fstap record wrote the trace. */
-static bool from_recorder(const struct fstap_trace_info *info)
-{
-	json_t *meta = json_loads(info->metadata_json ? info->metadata_json : "{}",
-				  JSON_ALLOW_NUL, NULL);
-	const char *tool = json_string_value(json_object_get(meta, "tool"));
-	bool yes = tool && !strcmp(tool, "fstap record");
-
-	json_decref(meta);
-	return yes;
-}
-
 /* Decides whether this trace needs a cut; see the top of the file. */
 static int cut_init(struct fstap_reader *r)
 {
@@ -194,7 +180,7 @@ static int cut_init(struct fstap_reader *r)
 	c->watermarks = r->info.flags & FSTAP_TF_WATERMARKS;
 	c->window_ns = fstap_sort_window_ns(&r->info);
 	/* a trace one writer wrote in order is complete up to its tear */
-	if (!c->watermarks && !from_recorder(&r->info))
+	if (!c->watermarks && !r->info.meta.from_recorder)
 		return 0;
 	c->on = !footer_at_end(r);
 	if (c->on && !fstat(fileno(r->f), &st) && S_ISREG(st.st_mode))
@@ -276,6 +262,7 @@ int fstap_reader_open(struct fstap_reader **out, const char *path, char **errmsg
 		goto fail;
 	}
 	r->offset = FSTAP_FILE_HEADER_SIZE + meta_len;
+	fstap_meta_parse(r->info.metadata_json, &r->info.meta);
 	if ((ret = cut_init(r))) {
 		ret = open_fail(errmsg, ret, "cannot read trace '%s': %s", path, strerror(-ret));
 		goto fail;

@@ -8,21 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "fstap/sort.h"
 
 uint64_t fstap_sort_window_ns(const struct fstap_trace_info *info)
 {
-	uint64_t flush = 1000000000ull;
-	json_t *meta = json_loads(info->metadata_json ? info->metadata_json : "{}",
-				  JSON_ALLOW_NUL, NULL);
-	json_t *v = json_object_get(json_object_get(meta, "recorder"), "flush_interval_ns");
-
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		flush = (uint64_t)json_integer_value(v);
-	json_decref(meta);
-	return 2 * flush;
+	return 2 * info->meta.flush_interval_ns;
 }
 
 /* ---- the deep copy of a record ---------------------------------------------- */

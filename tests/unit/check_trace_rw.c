@@ -544,6 +544,39 @@ static unsigned read_records(const char *p, bool via_pipe, bool keep_torn, char 
 	return n;
 }
 
+/* The metadata keys fstap acts on, parsed once; what a reader exposes. */
+START_TEST(test_trace_rw_metadata_parsed_once)
+{
+	struct fstap_meta m;
+	struct fstap_reader *r;
+	const struct fstap_trace_info *info;
+
+	fstap_meta_parse(NULL, &m);
+	ck_assert(!m.from_recorder && !m.attrs_stale && !m.syncs_flagged);
+	ck_assert_uint_eq(m.flush_interval_ns, FSTAP_DEFAULT_FLUSH_NS);
+	fstap_meta_parse("not json", &m);
+	ck_assert_uint_eq(m.flush_interval_ns, FSTAP_DEFAULT_FLUSH_NS);
+	fstap_meta_parse("{\"tool\":\"fstap import\",\"recorder\":{\"flush_interval_ns\":0,"
+			 "\"attr_timeout\":1.0,\"direct_io\":false}}", &m);
+	ck_assert(!m.from_recorder && !m.attrs_stale && !m.syncs_flagged);
+	ck_assert_uint_eq(m.flush_interval_ns, FSTAP_DEFAULT_FLUSH_NS);
+	fstap_meta_parse("{\"flush_interval_ns\":5,\"recorder\":{\"attr_timeout\":0,"
+			 "\"writeback_cache\":true}}", &m);
+	ck_assert(m.attrs_stale && m.syncs_flagged);
+	ck_assert_uint_eq(m.flush_interval_ns, FSTAP_DEFAULT_FLUSH_NS);
+	fstap_meta_parse("{\"recorder\":{\"sync_writes_flagged\":true,\"attr_timeout\":\"0\"}}",
+			 &m);
+	ck_assert(!m.attrs_stale && m.syncs_flagged);
+
+	write_trace_as(path, true, 0, TWO_THREAD_META);
+	ck_assert_int_eq(fstap_reader_open(&r, path, NULL), 0);
+	info = fstap_reader_info(r);
+	ck_assert(info->meta.from_recorder);
+	ck_assert_uint_eq(info->meta.flush_interval_ns, 1000);
+	fstap_reader_close(r);
+}
+END_TEST
+
 START_TEST(test_trace_rw_complete_trace_is_not_cut)
 {
 	static char a[16384], b[16384];
@@ -604,6 +637,7 @@ static Suite *trace_rw_suite(void)
 	tcase_add_test(limits, test_trace_rw_recorder_cut_without_watermarks_lags_two_flush_intervals);
 	tcase_add_test(core, test_trace_rw_complete_trace_is_not_cut);
 	tcase_add_test(core, test_trace_rw_cut_notice);
+	tcase_add_test(core, test_trace_rw_metadata_parsed_once);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	return s;
