@@ -16,6 +16,7 @@ libfstap_a_SOURCES = \
 	include/fstap/fileattr.h \
 	include/fstap/xattr.h \
 	include/fstap/util.h \
+	include/fstap/name.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -34,6 +35,7 @@ libfstap_a_SOURCES = \
 	src/lib/devnode.c \
 	src/lib/xattr.c \
 	src/lib/fileattr.c \
-	src/lib/util.c
+	src/lib/util.c \
+	src/lib/name.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

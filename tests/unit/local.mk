@@ -8,7 +8,8 @@ UNIT_FIXTURES = tests/unit/fixtures.c tests/unit/fixtures.h
 LIB_UNIT_TESTS = tests/unit/check_trace_format tests/unit/check_trace_rw \
 	tests/unit/check_jsonl tests/unit/check_pathmap tests/unit/check_sort \
 	tests/unit/check_output tests/unit/check_devnode \
-	tests/unit/check_fileattr tests/unit/check_xattr tests/unit/check_util
+	tests/unit/check_fileattr tests/unit/check_xattr tests/unit/check_util \
+	tests/unit/check_name
 check_PROGRAMS += $(LIB_UNIT_TESTS)
 TESTS += $(LIB_UNIT_TESTS)
 UNIT_TESTS += $(LIB_UNIT_TESTS)
@@ -42,6 +43,11 @@ tests_unit_check_util_SOURCES = tests/unit/check_util.c
 tests_unit_check_util_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_check_util_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_util_LDADD = $(UNIT_LDADD)
+
+tests_unit_check_name_SOURCES = tests/unit/check_name.c
+tests_unit_check_name_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_check_name_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_name_LDADD = $(UNIT_LDADD)
 
 tests_unit_check_xattr_SOURCES = tests/unit/check_xattr.c
 tests_unit_check_xattr_CPPFLAGS = $(UNIT_CPPFLAGS)
