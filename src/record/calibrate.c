@@ -40,6 +40,7 @@
 #include "fstap/util.h"
 #include "record/calibrate_i.h"
 #include "record/record_i.h"
+#include "record/stop_i.h"
 
 #define CAL_WARMUP 16		/* requests not counted: the first wake-ups */
 #define CAL_FILE_INO 2
@@ -247,6 +248,8 @@ out:
  * private mount waiting for ever, and the recorder with it. Closing the
  * session's descriptor (fuse_session_unmount) then aborts the connection,
  * which ends the waiting request with ENOTCONN, and the thread is joined.
+ * When the requests have ended, the mount is unmounted first instead and
+ * the loop ends on that: its threads still read the descriptor until then.
  */
 struct cal_client {
 	struct cal *c;
@@ -328,11 +331,20 @@ int rec_calibrate(unsigned threads, struct rec_calibration *cal)
 		goto out_se;
 	}
 	ret = cal_client_wait(&cl);
-	fuse_session_exit(c.se);
-	fuse_session_unmount(c.se);
-	if (cl.started)
-		pthread_join(cl.th, NULL);
-	pthread_join(th, NULL);
+	if (ret != -ETIMEDOUT && rec_unmount(c.dir) == 0) {
+		/* the loop ends on the unmount; its descriptor is closed after it */
+		if (cl.started)
+			pthread_join(cl.th, NULL);
+		pthread_join(th, NULL);
+		fuse_session_unmount(c.se);
+	} else {
+		/* closing the descriptor aborts the connection and a stuck request */
+		fuse_session_exit(c.se);
+		fuse_session_unmount(c.se);
+		if (cl.started)
+			pthread_join(cl.th, NULL);
+		pthread_join(th, NULL);
+	}
 	if (!ret)
 		cal->requests = REC_CAL_REQUESTS;
 out_se:

@@ -91,6 +91,13 @@ static int try_unmount(const char *mountpoint, uint64_t mnt, bool lazy)
 	return mnt && mount_id(mountpoint) == mnt ? -EBUSY : 0;
 }
 
+int rec_unmount(const char *mountpoint)
+{
+	int ret = try_unmount(mountpoint, mount_id(mountpoint), false);
+
+	return ret == -EBUSY ? try_unmount(mountpoint, 0, true) : ret;
+}
+
 /* ---- who still uses it --------------------------------------------------- */
 
 static bool on_mount(const char *path, uint64_t mnt)

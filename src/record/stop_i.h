@@ -34,4 +34,10 @@ void rec_stop_request(struct rec_stop *st);
  */
 int rec_stop_finish(struct rec_stop *st);
 
+/*
+ * Unmounts mountpoint now, detaching it if it is in use: the kernel then
+ * ends the FUSE session on it, whose loop returns. 0 or -errno.
+ */
+int rec_unmount(const char *mountpoint);
+
 #endif
