@@ -10,7 +10,9 @@ if [ -n "${FSTAP_BUILDDIR:-}" ] && ! grep -q '^#define HAVE_MPI 1' "$FSTAP_BUILD
 fi
 
 # In a build with LeakSanitizer, Open MPI's own allocations kept until exit
-# are not fstap's leaks (the ranks inherit the environment).
+# are not fstap's leaks (the ranks inherit the environment). Open MPI has no
+# frame pointers: only the slow unwinder at each malloc gives stacks that
+# name its libraries, as the suppressions need.
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$FSTAP_SRCDIR/tests/tools/lsan-openmpi.supp:fast_unwind_on_malloc=0"
 export LSAN_OPTIONS
 
