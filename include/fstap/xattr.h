@@ -1,5 +1,6 @@
 /*
- * xattr.h: extended attribute names that a file system keeps on its own.
+ * xattr.h: extended attribute names that a file system keeps on its own, and
+ * which values a trace keeps.
  *
  * xfs lists each POSIX ACL a second time, in its own format, as
  * trusted.SGI_ACL_FILE and trusted.SGI_ACL_DEFAULT (to callers with
@@ -13,10 +14,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Whether name (len bytes, not NUL-terminated) is a file system's own. */
 bool fstap_xattr_fs_own(const char *name, size_t len);
 /* The length of a listxattr list (len bytes) without the file system's own names. */
 size_t fstap_xattr_list_len_without_fs_own(const char *list, size_t len);
+/*
+ * Whether the value (len bytes) of xattr name is recorded: always, but for
+ * user.* values longer than user_max (--xattr-values). The recorder's one
+ * rule, for its operation records and its initial state alike.
+ */
+bool fstap_xattr_value_kept(const char *name, size_t len, uint32_t user_max);
 
 #endif

@@ -16,7 +16,7 @@
 #include "compare/compare.h"
 #include "disk/disk.h"
 #include "fstap/log.h"
-#include "../../replay/replay.h"
+#include "replay/replay.h"
 
 static const char usage[] =
 	"usage: fstap compare [options] TRACE\n"

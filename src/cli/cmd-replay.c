@@ -12,7 +12,7 @@
 #include "cli/cmd.h"
 #include "fstap/log.h"
 #include "fstap/output.h"
-#include "../../replay/replay.h"
+#include "replay/replay.h"
 
 #define DIVLOG_DEFAULT_MAX 100
 

@@ -1,6 +1,6 @@
 # libimport: fstap import --from=strace: the strace line parser, the
-# namespace and initial state of an import (which uses the recorder's
-# snapshot code, librecord), and the system calls turned into operations.
+# namespace and initial state of an import (libfstap's state records), and
+# the system calls turned into operations.
 noinst_LIBRARIES += libimport.a
 libimport_a_SOURCES = \
 	src/import/strace_i.h \
@@ -14,10 +14,9 @@ libimport_a_SOURCES = \
 	src/import/strace_calls_dir.c \
 	src/import/strace_calls_attr.c \
 	src/import/strace_import.c
-libimport_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
-IMPORT_LIBS = libimport.a librecord.a $(FSTAP_LIBS) $(FUSE_LIBS)
+libimport_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+IMPORT_LIBS = libimport.a $(FSTAP_LIBS)
 
-# import's binary part needs libimport before librecord (cli/local.mk links it).
 fstap_LDADD += libimport.a
 
 # Unit test of the strace line parser and of small logs imported whole.
@@ -26,7 +25,7 @@ TESTS += tests/unit/check_strace_import
 UNIT_TESTS += tests/unit/check_strace_import
 tests_unit_check_strace_import_SOURCES = tests/unit/check_strace_import.c
 tests_unit_check_strace_import_CPPFLAGS = $(AM_CPPFLAGS)
-tests_unit_check_strace_import_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_strace_import_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_strace_import_LDADD = $(IMPORT_LIBS) $(CHECK_LIBS)
 
 # t3100's program of the calls common tools do not make (openat2, mknod, utimes...).

@@ -7,9 +7,9 @@
  * parent, so a path is walked component by component and a rename of a
  * directory moves everything below it.
  *
- * The state records come from the recorder's own snapshot code
- * (snap_inode, snap_dentry: src/record/snapshot.c); only the walk, keyed
- * by this importer's objects, is here.
+ * The state records are the recorder's (fstap_state_inode,
+ * fstap_state_dentry: fstap/state.h); only the walk, keyed by this
+ * importer's objects, is here.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,10 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "import/imp_i.h"
-#include "record/snapshot_i.h"
-
+#include "fstap/state.h"
 #include "fstap/util.h"
+#include "import/imp_i.h"
 
 static uint64_t hash_name(uint64_t parent, const char *name)
 {
@@ -136,7 +135,7 @@ void ns_remove(struct imp *im, uint64_t parent, const char *name)
 
 struct walk {
 	struct imp *im;
-	struct snapbuf *sb;
+	struct fstap_statebuf *sb;
 	int ret;
 	/* (dev, ino) -> obj, for hard links: a sorted list is enough for a walk */
 	struct { dev_t dev; ino_t ino; uint64_t obj; } *seen;
@@ -211,12 +210,13 @@ static int walk_dir(struct walk *wk, int dfd, uint64_t dobj)
 		}
 		wk->im->objs[obj].size = (uint64_t)st.st_size;
 		if (newobj) {
-			snap_inode(wk->sb, dirfd(dp), de->d_name, &st, obj, UINT32_MAX, walk_emit, wk);
+			fstap_state_inode(wk->sb, dirfd(dp), de->d_name, &st, obj, UINT32_MAX,
+					  walk_emit, wk);
 			wk->im->st->state_objects++;
 			if (S_ISLNK(st.st_mode))
 				remember_target(wk->im, obj, dirfd(dp), de->d_name);
 		}
-		snap_dentry(dobj, de->d_name, obj, walk_emit, wk);
+		fstap_state_dentry(dobj, de->d_name, obj, walk_emit, wk);
 		if ((ret = ns_add(wk->im, dobj, de->d_name, obj)))
 			break;
 		if (S_ISDIR(st.st_mode)) {
@@ -251,7 +251,7 @@ int ns_state(struct imp *im, const char *dir)
 	if (fstat(dfd, &st) < 0) {
 		ret = -errno;
 	} else {
-		snap_inode(wk.sb, dfd, ".", &st, FSTAP_ROOT_OBJ, UINT32_MAX, walk_emit, &wk);
+		fstap_state_inode(wk.sb, dfd, ".", &st, FSTAP_ROOT_OBJ, UINT32_MAX, walk_emit, &wk);
 		im->st->state_objects++;
 		ret = walk_dir(&wk, dfd, FSTAP_ROOT_OBJ);	/* closes dfd */
 		dfd = -1;

@@ -17,6 +17,7 @@ libfstap_a_SOURCES = \
 	include/fstap/xattr.h \
 	include/fstap/util.h \
 	include/fstap/name.h \
+	include/fstap/state.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -36,6 +37,7 @@ libfstap_a_SOURCES = \
 	src/lib/xattr.c \
 	src/lib/fileattr.c \
 	src/lib/util.c \
-	src/lib/name.c
+	src/lib/name.c \
+	src/lib/state.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

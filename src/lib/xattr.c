@@ -1,6 +1,7 @@
 /*
  * xattr.c: the extended attribute names a file system keeps on its own
- * (include/fstap/xattr.h says which and why).
+ * (include/fstap/xattr.h says which and why), and the rule of which values
+ * a trace keeps.
  */
 #include <string.h>
 
@@ -32,4 +33,9 @@ size_t fstap_xattr_list_len_without_fs_own(const char *list, size_t len)
 		pos += n + 1;
 	}
 	return out;
+}
+
+bool fstap_xattr_value_kept(const char *name, size_t len, uint32_t user_max)
+{
+	return strncmp(name, "user.", 5) || len <= user_max;
 }

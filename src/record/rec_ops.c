@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "fstap/fileattr.h"
+#include "fstap/xattr.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
 
@@ -58,7 +59,7 @@ struct scratch {
 	char dbuf[DBUF_SIZE];	/* readdir reply; the record's entry names point into it */
 	struct fstap_dirent ents[DENTS_MAX];
 	char link[PATH_MAX + 1];
-	struct snapbuf *snap;	/* touched snapshots */
+	struct fstap_statebuf *snap;	/* touched snapshots */
 	int pipe[2];		/* spliced reads (non-blocking); -1: none */
 	size_t pipecap;		/* its capacity in bytes */
 	size_t pipe_refused;	/* a capacity it could not grow to, 0: none yet */
@@ -282,9 +283,9 @@ static void snap_touched(struct rec_session *s, struct rinode *parent, const cha
 		return;
 	if (fdc_get(&s->fs.it, parent, &l) < 0)
 		return;
-	snap_inode(sc->snap, l.fd, name, st, obj, s->xattr_value_max, emit_cb, s);
+	fstap_state_inode(sc->snap, l.fd, name, st, obj, s->xattr_value_max, emit_cb, s);
 	fdc_put(&s->fs.it, &l);
-	snap_dentry(parent->obj, name, obj, emit_cb, s);
+	fstap_state_dentry(parent->obj, name, obj, emit_cb, s);
 }
 
 /*
@@ -959,9 +960,9 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 			if (!sc->snap && !(sc->snap = malloc(sizeof(*sc->snap))))
 				continue;
 			if (!fstatat(dirfd(d->dp), name, &st, AT_SYMLINK_NOFOLLOW))
-				snap_inode(sc->snap, dirfd(d->dp), name, &st, ent->obj,
+				fstap_state_inode(sc->snap, dirfd(d->dp), name, &st, ent->obj,
 					   s->xattr_value_max, emit_cb, s);
-			snap_dentry(r->obj, name, ent->obj, emit_cb, s);
+			fstap_state_dentry(r->obj, name, ent->obj, emit_cb, s);
 		}
 	}
 }
@@ -1167,7 +1168,7 @@ static void rec_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const
 	q.r.name = B(name);
 	q.r.size = size;
 	q.r.flags_arg = (uint64_t)(unsigned)flags;
-	if (size && rec_xattr_value_kept(name, size, s->xattr_value_max))
+	if (size && fstap_xattr_value_kept(name, size, s->xattr_value_max))
 		q.r.value = (struct fstap_bytes){ (const uint8_t *)value, (uint32_t)size };
 	rq_emit(&q);
 }
@@ -1192,7 +1193,7 @@ static void rec_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_
 		return;
 	q.r.name = B(name);
 	q.r.size = size;
-	if (size && ret > 0 && rec_xattr_value_kept(name, (size_t)ret, s->xattr_value_max))
+	if (size && ret > 0 && fstap_xattr_value_kept(name, (size_t)ret, s->xattr_value_max))
 		q.r.value = (struct fstap_bytes){ sc->io, (uint32_t)ret };
 	if (kernel_xattr(name))
 		q.r.flags |= FSTAP_RF_KERNEL;

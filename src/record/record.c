@@ -506,11 +506,11 @@ int record_run(const struct record_opts *o)
 			fstap_debug("snapshot: %" PRIu64 " objects in %.3f s", n,
 				    (double)(fstap_now_ns() - t0) / 1e9);
 		} else if (o->snapshot == REC_SNAP_TOUCHED) {
-			struct snapbuf *snapb = malloc(sizeof(*snapb));
+			struct fstap_statebuf *snapb = malloc(sizeof(*snapb));
 
 			/* the root is touched by every path */
 			if (snapb && fstat(root_fd, &sb_root) == 0)
-				snap_inode(snapb, root_fd, ".", &sb_root, FSTAP_ROOT_OBJ,
+				fstap_state_inode(snapb, root_fd, ".", &sb_root, FSTAP_ROOT_OBJ,
 					   s->xattr_value_max, writer_emit, w);
 			free(snapb);
 		}
