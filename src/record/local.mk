@@ -14,7 +14,12 @@ librecord_a_SOURCES = \
 	src/record/passthrough.c \
 	src/record/recbuf.c \
 	src/record/snapshot.c \
+	src/record/rec_ops_i.h \
 	src/record/rec_ops.c \
+	src/record/rec_entries.c \
+	src/record/rec_files.c \
+	src/record/rec_dirs.c \
+	src/record/rec_attrs.c \
 	src/record/syncw.c \
 	src/record/record.c \
 	src/record/stop.c
