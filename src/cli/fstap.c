@@ -14,6 +14,7 @@
 #include "cli/cmd.h"
 #include "fstap/crash.h"
 #include "fstap/log.h"
+#include "fstap/testhook.h"
 #include "fstap/util.h"
 
 struct command {
@@ -134,26 +135,13 @@ static int finish_stdout(int ret)
 	return ret;
 }
 
-/* Lets the tests see the crash handler at work: FSTAP_TEST_CRASH=segv|abort. */
-static int *volatile fstap_test_null;
-
-static void __attribute__((noinline)) fstap_test_crash(const char *how)
-{
-	if (!strcmp(how, "abort"))
-		abort();
-	*fstap_test_null = 1;
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
-	const char *crash;
 	int i;
 
 	fstap_crash_handler_install();
-	crash = getenv("FSTAP_TEST_CRASH");
-	if (crash && *crash)
-		fstap_test_crash(crash);
+	fstap_testhook_crash();
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 

@@ -18,6 +18,7 @@ libfstap_a_SOURCES = \
 	include/fstap/util.h \
 	include/fstap/name.h \
 	include/fstap/state.h \
+	include/fstap/testhook.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
 	src/lib/ops.c \
@@ -38,6 +39,7 @@ libfstap_a_SOURCES = \
 	src/lib/fileattr.c \
 	src/lib/util.c \
 	src/lib/name.c \
-	src/lib/state.c
+	src/lib/state.c \
+	src/lib/testhook.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

@@ -38,6 +38,7 @@
 #include "config.h"
 #include "fstap/crash.h"
 #include "fstap/log.h"
+#include "fstap/testhook.h"
 #include "fstap/trace.h"
 #include "fstap/util.h"
 #include "record/calibrate_i.h"
@@ -290,64 +291,6 @@ static void crash_hook(void *arg)
 	recbuf_crash_flush(s->rb);
 }
 
-/*
- * Lets the tests crash a recording: FSTAP_TEST_RECORD_CRASH_MS=N makes a
- * thread of the recorder fault N ms after the mount; N:overflow makes it
- * overflow its stack instead (a thread other than main reporting that needs
- * its own alternate signal stack). FSTAP_TEST_RECORD_CRASH_REQS=R also waits,
- * after the N ms, until R requests were served: a crash after a given amount
- * of work, however slow the machine.
- */
-static int *volatile test_null;
-static volatile unsigned long test_depth_limit = ~0ul;	/* never reached */
-
-struct test_crash {
-	const char *spec;		/* FSTAP_TEST_RECORD_CRASH_MS */
-	unsigned long long reqs;	/* FSTAP_TEST_RECORD_CRASH_REQS */
-	struct rec_session *s;
-};
-
-static unsigned long __attribute__((noinline)) test_overflow(unsigned long depth)
-{
-	volatile char pad[256];
-
-	pad[0] = (char)depth;
-	if (depth >= test_depth_limit)
-		return 0;
-	return test_overflow(depth + 1) + (unsigned long)pad[0];
-}
-
-static void *__attribute__((noinline)) test_crash_main(void *arg)
-{
-	static const struct timespec ms1 = { 0, 1000000L };
-	struct test_crash *c = arg;
-	char *end;
-	unsigned long ms = strtoul(c->spec, &end, 10);
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-
-	fstap_crash_thread_init();
-	nanosleep(&ts, NULL);
-	while (atomic_load(&c->s->nreq) < c->reqs)
-		nanosleep(&ms1, NULL);
-	if (!strcmp(end, ":overflow"))
-		test_overflow(0);
-	*test_null = 1;
-	return NULL;
-}
-
-static void test_crash_start(struct rec_session *s)
-{
-	static struct test_crash c;
-	const char *reqs = getenv("FSTAP_TEST_RECORD_CRASH_REQS");
-	pthread_t t;
-
-	c.spec = getenv("FSTAP_TEST_RECORD_CRASH_MS");
-	c.reqs = reqs ? strtoull(reqs, NULL, 10) : 0;
-	c.s = s;
-	if (c.spec && *c.spec && !pthread_create(&t, NULL, test_crash_main, &c))
-		pthread_detach(t);
-}
-
 /* ---- the summary -------------------------------------------------------- */
 
 /*
@@ -416,58 +359,63 @@ static unsigned cache_slots(void)
 	return (unsigned)(n < 64 ? 64 : n);
 }
 
-int record_run(const struct record_opts *o)
-{
+/* One recording, from its checks to its teardown. */
+struct run {
+	const struct record_opts *o;
 	struct rec_session *s;
-	struct fstap_writer *w = NULL;
-	struct fstap_trace_info info;
-	struct fuse_session *se = NULL;
-	struct fuse_loop_config *cfg = NULL;
-	struct runner runner = { .pid = 0 };
-	struct rec_stop *stop = NULL;
-	struct status status;
-	char mntopts[PATH_MAX + 128], *meta = NULL;
+	struct fstap_writer *w;
+	struct fuse_session *se;
+	struct rec_stop *stop;
+	struct runner runner;
+	char mntopts[PATH_MAX + 128];
+	char *meta;
+	unsigned threads;
+	int root_fd;
+	bool fs_up;		/* s->fs is initialised */
+	bool served;		/* the FUSE loop ran */
+	int exit_code, stop_sig;
+	uint64_t lost;
+};
+
+/*
+ * Opens the backing directory, checks the mount point and /dev/fuse, and
+ * starts the passthrough on the backing directory. 0, or -1 after a message.
+ */
+static int preflight(struct run *r)
+{
+	const struct record_opts *o = r->o;
+	struct rec_session *s = r->s;
 	const char *fsname = o->backing;
-	unsigned threads = o->threads ? o->threads : 16;
-	bool in_place = !strcmp(o->backing, o->mountpoint);
-	bool status_on = false, served = false;
-	int root_fd = -1, mfd, ret, exit_code = 1, stop_sig = 0;
-	uint64_t lost = 0;
-	struct stat sb, sb_root;
+	struct stat sb;
+	int mfd, ret;
 
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return fstap_error(1, "out of memory");
-	rec_session_set_cache(s, o->cache);
-	s->snapshot = o->trace ? o->snapshot : REC_SNAP_NONE;
-	s->xattr_value_max = o->xattr_value_max;
-
-	root_fd = open_dir("backing directory", o->backing);
-	if (root_fd < 0)
-		goto out;
-	if (!in_place) {
+	r->root_fd = open_dir("backing directory", o->backing);
+	if (r->root_fd < 0)
+		return -1;
+	if (strcmp(o->backing, o->mountpoint)) {
 		mfd = open_dir("mount point", o->mountpoint);
 		if (mfd < 0)
-			goto out;
+			return -1;
 		close(mfd);
 	}
 	if (stat("/dev/fuse", &sb) < 0) {
 		fstap_error(-errno, "/dev/fuse is missing: load the fuse module (modprobe fuse) "
 			    "or run where FUSE is available");
-		goto out;
+		return -1;
 	}
 	if (access("/dev/fuse", R_OK | W_OK) < 0) {
 		fstap_error(-errno, "cannot use /dev/fuse: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
 	/* the kernel has applied the caller's umask already; the command gets ours back */
 	app_umask = umask(0);
 	raise_nofile();
-	ret = pt_fs_init(&s->fs, root_fd, cache_slots());
+	ret = pt_fs_init(&s->fs, r->root_fd, cache_slots());
 	if (ret < 0) {
 		fstap_error(ret, "cannot serve '%s': %s", o->backing, strerror(-ret));
-		goto out;
+		return -1;
 	}
+	r->fs_up = true;
 	if (!s->fs.it.use_handles && geteuid() != 0)
 		fstap_warn("not root: file handles need CAP_DAC_READ_SEARCH, so one descriptor "
 			   "is kept per known file (at most about %u files)", cache_slots());
@@ -477,165 +425,270 @@ int record_run(const struct record_opts *o)
 
 	if (strpbrk(fsname, ",\\"))
 		fsname = "fstap";
-	snprintf(mntopts, sizeof(mntopts), "%sdefault_permissions,fsname=%s,subtype=fstap",
+	snprintf(r->mntopts, sizeof(r->mntopts), "%sdefault_permissions,fsname=%s,subtype=fstap",
 		 geteuid() == 0 ? "allow_other," : "", fsname);
+	return 0;
+}
 
-	if (o->trace) {
-		memset(&info, 0, sizeof(info));
-		s->start_mono = fstap_now_ns();
-		info.version_major = FSTAP_VERSION_MAJOR;
-		info.version_minor = FSTAP_VERSION_MINOR;
-		info.start_realtime_ns = realtime_ns();
-		info.start_monotonic_ns = s->start_mono;
-		info.flags = FSTAP_TF_WATERMARKS;	/* recbuf.c writes them */
-		meta = metadata(o, s, root_fd, mntopts, threads);
-		info.metadata_json = meta;
-		ret = fstap_writer_open(&w, o->trace, &info, CHUNK_SIZE);
-		if (ret < 0) {
-			fstap_error(ret, "cannot write trace '%s': %s", o->trace, strerror(-ret));
-			w = NULL;
-			goto out_fs;
-		}
-		if (o->snapshot == REC_SNAP_FULL) {
-			uint64_t n = 0, t0 = fstap_now_ns();
+/* Opens the trace: its header and metadata. 0, or -1 after a message. */
+static int open_trace(struct run *r)
+{
+	const struct record_opts *o = r->o;
+	struct rec_session *s = r->s;
+	struct fstap_trace_info info;
+	int ret;
 
-			ret = snap_walk(&s->fs, s->xattr_value_max, writer_emit, w, &n);
-			if (ret < 0)
-				fstap_warn("snapshot of '%s' is incomplete: %s", o->backing,
-					   strerror(-ret));
-			fstap_debug("snapshot: %" PRIu64 " objects in %.3f s", n,
-				    (double)(fstap_now_ns() - t0) / 1e9);
-		} else if (o->snapshot == REC_SNAP_TOUCHED) {
-			struct fstap_statebuf *snapb = malloc(sizeof(*snapb));
-
-			/* the root is touched by every path */
-			if (snapb && fstat(root_fd, &sb_root) == 0)
-				fstap_state_inode(snapb, root_fd, ".", &sb_root, FSTAP_ROOT_OBJ,
-					   s->xattr_value_max, writer_emit, w);
-			free(snapb);
-		}
-		{
-			struct recbuf_opts ro = { CHUNK_SIZE, CHUNKS, FLUSH_MS };
-
-			ret = recbuf_start(&s->rb, w, s->start_mono, &ro);
-			if (!ret)
-				ret = rec_syncw_new(&s->syncw);
-			if (ret < 0) {
-				fstap_error(ret, "cannot start the trace writer: %s", strerror(-ret));
-				goto out_fs;
-			}
-			fstap_crash_set_hook(crash_hook, s);
-		}
+	memset(&info, 0, sizeof(info));
+	s->start_mono = fstap_now_ns();
+	info.version_major = FSTAP_VERSION_MAJOR;
+	info.version_minor = FSTAP_VERSION_MINOR;
+	info.start_realtime_ns = realtime_ns();
+	info.start_monotonic_ns = s->start_mono;
+	info.flags = FSTAP_TF_WATERMARKS;	/* recbuf.c writes them */
+	r->meta = metadata(o, s, r->root_fd, r->mntopts, r->threads);
+	info.metadata_json = r->meta;
+	ret = fstap_writer_open(&r->w, o->trace, &info, CHUNK_SIZE);
+	if (ret < 0) {
+		fstap_error(ret, "cannot write trace '%s': %s", o->trace, strerror(-ret));
+		r->w = NULL;
+		return -1;
 	}
+	return 0;
+}
 
-	{
-		char *args[] = { (char *)"fstap", (char *)"-o", mntopts, (char *)"-d", NULL };
-		struct fuse_args fa = FUSE_ARGS_INIT(o->fuse_debug ? 4 : 3, args);
+/* The initial state: the whole tree, or the root only (--snapshot=touched). */
+static void snapshot(struct run *r)
+{
+	const struct record_opts *o = r->o;
+	struct rec_session *s = r->s;
+	struct stat sb_root;
+	int ret;
 
-		se = fuse_session_new(&fa, &rec_ops, sizeof(rec_ops), s);
-		fuse_opt_free_args(&fa);
+	if (o->snapshot == REC_SNAP_FULL) {
+		uint64_t n = 0, t0 = fstap_now_ns();
+
+		ret = snap_walk(&s->fs, s->xattr_value_max, writer_emit, r->w, &n);
+		if (ret < 0)
+			fstap_warn("snapshot of '%s' is incomplete: %s", o->backing,
+				   strerror(-ret));
+		fstap_debug("snapshot: %" PRIu64 " objects in %.3f s", n,
+			    (double)(fstap_now_ns() - t0) / 1e9);
+	} else if (o->snapshot == REC_SNAP_TOUCHED) {
+		struct fstap_statebuf *snapb = malloc(sizeof(*snapb));
+
+		/* the root is touched by every path */
+		if (snapb && fstat(r->root_fd, &sb_root) == 0)
+			fstap_state_inode(snapb, r->root_fd, ".", &sb_root, FSTAP_ROOT_OBJ,
+					  s->xattr_value_max, writer_emit, r->w);
+		free(snapb);
 	}
-	if (!se) {
+}
+
+/* Starts the per-thread chunks and the writer thread. 0, or -1 after a message. */
+static int start_writer(struct run *r)
+{
+	struct rec_session *s = r->s;
+	struct recbuf_opts ro = { CHUNK_SIZE, CHUNKS, FLUSH_MS };
+	int ret;
+
+	ret = recbuf_start(&s->rb, r->w, s->start_mono, &ro);
+	if (!ret)
+		ret = rec_syncw_new(&s->syncw);
+	if (ret < 0) {
+		fstap_error(ret, "cannot start the trace writer: %s", strerror(-ret));
+		return -1;
+	}
+	fstap_crash_set_hook(crash_hook, s);
+	return 0;
+}
+
+/* The trace: its header, the initial state, the writer. 0, or -1 after a message. */
+static int start_trace(struct run *r)
+{
+	if (open_trace(r))
+		return -1;
+	snapshot(r);
+	return start_writer(r);
+}
+
+/* Creates the FUSE session, the stop signals' handlers, and mounts. 0 or -1. */
+static int mount_session(struct run *r)
+{
+	const struct record_opts *o = r->o;
+	char *args[] = { (char *)"fstap", (char *)"-o", r->mntopts, (char *)"-d", NULL };
+	struct fuse_args fa = FUSE_ARGS_INIT(o->fuse_debug ? 4 : 3, args);
+	int ret;
+
+	r->se = fuse_session_new(&fa, &rec_ops, sizeof(rec_ops), r->s);
+	fuse_opt_free_args(&fa);
+	if (!r->se) {
 		fstap_error(-EINVAL, "cannot create the FUSE session");
-		goto out_rec;
+		return -1;
 	}
-	ret = rec_stop_start(&stop, o->mountpoint);
+	ret = rec_stop_start(&r->stop, o->mountpoint);
 	if (ret < 0) {
 		fstap_error(ret, "cannot set signal handlers: %s", strerror(-ret));
-		goto out_se;
+		return -1;
 	}
-	if (fuse_session_mount(se, o->mountpoint) != 0) {
+	if (fuse_session_mount(r->se, o->mountpoint) != 0) {
 		fstap_error(-EIO, "cannot mount on '%s' (see the message above)", o->mountpoint);
-		goto out_sig;
+		return -1;
 	}
 	fstap_debug("mounted '%s' on '%s' (cache=%s)", o->backing, o->mountpoint,
 		    rec_cache_names[o->cache]);
+	return 0;
+}
 
-	test_crash_start(s);
-	if (o->command && start_command(&runner, o->command, stop) < 0) {
-		fuse_session_unmount(se);
-		goto out_sig;
-	}
-	if (o->trace && isatty(2) && fstap_verbosity >= 0 && !o->command) {
-		memset(&status, 0, sizeof(status));
-		status.s = s;
-		status.trace = strcmp(o->trace, "-") ? o->trace : NULL;
-		pthread_mutex_init(&status.lock, NULL);
-		pthread_cond_init(&status.cond, NULL);
-		status_on = !pthread_create(&status.thread, NULL, status_main, &status);
-	}
+/* The status line on a terminal, while recording without a command. */
+static bool status_start(struct run *r, struct status *status)
+{
+	const struct record_opts *o = r->o;
 
-	cfg = fuse_loop_cfg_create();
+	if (!o->trace || !isatty(2) || fstap_verbosity < 0 || o->command)
+		return false;
+	memset(status, 0, sizeof(*status));
+	status->s = r->s;
+	status->trace = strcmp(o->trace, "-") ? o->trace : NULL;
+	pthread_mutex_init(&status->lock, NULL);
+	pthread_cond_init(&status->cond, NULL);
+	return !pthread_create(&status->thread, NULL, status_main, status);
+}
+
+static void status_stop(struct status *status)
+{
+	pthread_mutex_lock(&status->lock);
+	status->stop = true;
+	pthread_cond_signal(&status->cond);
+	pthread_mutex_unlock(&status->lock);
+	pthread_join(status->thread, NULL);
+}
+
+/* The FUSE loop on threads threads. 0 or an error of the loop. */
+static int loop(struct run *r)
+{
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	int ret;
+
 	if (!cfg) {
 		fstap_error(-ENOMEM, "out of memory");
-		ret = -1;
-	} else {
-		fuse_loop_cfg_set_clone_fd(cfg, 0);
-		fuse_loop_cfg_set_max_threads(cfg, threads);
-		fuse_loop_cfg_set_idle_threads(cfg, threads);
-		ret = fuse_session_loop_mt(se, cfg);
-		fuse_loop_cfg_destroy(cfg);
+		return -1;
 	}
-	if (status_on) {
-		pthread_mutex_lock(&status.lock);
-		status.stop = true;
-		pthread_cond_signal(&status.cond);
-		pthread_mutex_unlock(&status.lock);
-		pthread_join(status.thread, NULL);
+	fuse_loop_cfg_set_clone_fd(cfg, 0);
+	fuse_loop_cfg_set_max_threads(cfg, r->threads);
+	fuse_loop_cfg_set_idle_threads(cfg, r->threads);
+	ret = fuse_session_loop_mt(r->se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
+/*
+ * Serves the mount until it is unmounted (by the command's end, a stop
+ * signal or fusermount3 -u), then unmounts; the exit code is the
+ * command's, else the loop's.
+ */
+static void serve(struct run *r)
+{
+	const struct record_opts *o = r->o;
+	struct status status;
+	bool status_on;
+	int ret;
+
+	fstap_testhook_crash_later(&r->s->nreq);
+	if (o->command && start_command(&r->runner, o->command, r->stop) < 0) {
+		fuse_session_unmount(r->se);
+		return;
 	}
-	served = true;
-	exit_code = ret == 0 ? 0 : 1;
+	status_on = status_start(r, &status);
+	ret = loop(r);
+	if (status_on)
+		status_stop(&status);
+	r->served = true;
+	r->exit_code = ret == 0 ? 0 : 1;
 	if (ret != 0)
 		fstap_error(-EIO, "the FUSE session ended with an error: %s",
 			    strerror(ret < 0 ? -ret : EIO));
-	fuse_session_unmount(se);
-	if (runner.pid) {
-		if (pthread_join(runner.thread, NULL) == 0) {
-			if (WIFEXITED(runner.status))
-				exit_code = WEXITSTATUS(runner.status);
-			else if (WIFSIGNALED(runner.status))
-				exit_code = 128 + WTERMSIG(runner.status);
-		}
+	fuse_session_unmount(r->se);
+	if (r->runner.pid && pthread_join(r->runner.thread, NULL) == 0) {
+		if (WIFEXITED(r->runner.status))
+			r->exit_code = WEXITSTATUS(r->runner.status);
+		else if (WIFSIGNALED(r->runner.status))
+			r->exit_code = 128 + WTERMSIG(r->runner.status);
 	}
-out_sig:
-	stop_sig = rec_stop_finish(stop);
-out_se:
-	fuse_session_destroy(se);
-out_rec:
-	if (s->rb) {
-		uint64_t records = recbuf_records(s->rb);
+}
 
-		fstap_crash_set_hook(NULL, NULL);
+/* Stops the writer thread: every record reaches the writer. */
+static void stop_writer(struct run *r)
+{
+	struct rec_session *s = r->s;
+	uint64_t records = recbuf_records(s->rb);
 
-		lost = recbuf_stop(s->rb);
-		s->rb = NULL;
-		rec_syncw_free(s->syncw);
-		s->syncw = NULL;
-		fstap_debug("%" PRIu64 " records, %" PRIu64 " lost", records, lost);
+	fstap_crash_set_hook(NULL, NULL);
+	r->lost = recbuf_stop(s->rb);
+	s->rb = NULL;
+	rec_syncw_free(s->syncw);
+	s->syncw = NULL;
+	fstap_debug("%" PRIu64 " records, %" PRIu64 " lost", records, r->lost);
+}
+
+/* Writes the footer and closes the trace, with the summary line. */
+static void close_trace(struct run *r)
+{
+	const struct record_opts *o = r->o;
+	uint64_t ns = fstap_now_ns() - r->s->start_mono;
+	int ret = fstap_writer_close(r->w, ns, false);
+
+	if (ret < 0) {
+		const char *m = fstap_writer_errmsg(r->w);
+
+		fstap_error(ret, "the trace '%s' is incomplete: %s (%" PRIu64 " records lost)",
+			    o->trace, m && *m ? m : strerror(-ret), r->lost);
+		if (r->exit_code == 0)
+			r->exit_code = 1;
+	} else if (r->served) {
+		summary(o->trace, r->w, fstap_now_ns() - r->s->start_mono, r->lost, r->stop_sig);
 	}
-out_fs:
-	if (w) {
-		ret = fstap_writer_close(w, fstap_now_ns() - s->start_mono, false);
-		if (ret < 0) {
-			const char *m = fstap_writer_errmsg(w);
+	fstap_writer_free(r->w);
+	r->w = NULL;
+}
 
-			fstap_error(ret, "the trace '%s' is incomplete: %s (%" PRIu64 " records lost)",
-				    o->trace, m && *m ? m : strerror(-ret), lost);
-			if (exit_code == 0)
-				exit_code = 1;
-		} else if (served) {
-			summary(o->trace, w, fstap_now_ns() - s->start_mono, lost, stop_sig);
-		}
-		fstap_writer_free(w);
+/* Undoes what was set up, in reverse order. */
+static void teardown(struct run *r)
+{
+	struct rec_session *s = r->s;
+
+	r->stop_sig = rec_stop_finish(r->stop);
+	if (r->se)
+		fuse_session_destroy(r->se);
+	if (s->rb)
+		stop_writer(r);
+	if (r->w)
+		close_trace(r);
+	if (r->fs_up) {
+		fstap_debug("descriptor cache: %u slots, %lu hits, %lu opens, %lu evictions",
+			    s->fs.it.nslots, atomic_load(&s->fs.it.cache_hits),
+			    atomic_load(&s->fs.it.cache_opens), atomic_load(&s->fs.it.cache_evictions));
+		pt_fs_release(&s->fs);
 	}
-	fstap_debug("descriptor cache: %u slots, %lu hits, %lu opens, %lu evictions", s->fs.it.nslots,
-		    atomic_load(&s->fs.it.cache_hits), atomic_load(&s->fs.it.cache_opens),
-		    atomic_load(&s->fs.it.cache_evictions));
-	pt_fs_release(&s->fs);
-out:
-	if (root_fd >= 0)
-		close(root_fd);
-	free(meta);
+	if (r->root_fd >= 0)
+		close(r->root_fd);
+	free(r->meta);
 	free(s);
-	return exit_code;
+}
+
+int record_run(const struct record_opts *o)
+{
+	struct run r = { .o = o, .root_fd = -1, .exit_code = 1 };
+
+	r.threads = o->threads ? o->threads : 16;
+	r.s = calloc(1, sizeof(*r.s));
+	if (!r.s)
+		return fstap_error(1, "out of memory");
+	rec_session_set_cache(r.s, o->cache);
+	r.s->snapshot = o->trace ? o->snapshot : REC_SNAP_NONE;
+	r.s->xattr_value_max = o->xattr_value_max;
+
+	if (!preflight(&r) && (!o->trace || !start_trace(&r)) && !mount_session(&r))
+		serve(&r);
+	teardown(&r);
+	return r.exit_code;
 }
