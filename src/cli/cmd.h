@@ -5,9 +5,12 @@
  * src/cli/cmd-NAME.c (argv[0] is the command name; parse with getopt_long,
  * answer --help with the usage on stdout and exit 0, a usage error with a
  * one-line message and return 2), declare it here, add a row to commands[]
- * in src/cli/fstap.c and the file to src/cli/local.mk. Return 0 on success,
- * 1 on failure, 2 on a usage error; never exit() from a command except
- * through fstap_die().
+ * in src/cli/fstap.c, and add the file to fstap_SOURCES in the local.mk of
+ * the part whose library does the work (src/record/local.mk for record,
+ * replay/local.mk for prepare and replay; src/cli/local.mk for a command
+ * that needs libfstap alone). The command parses its options and calls
+ * that library. Return 0 on success, 1 on failure, 2 on a usage error;
+ * never exit() from a command except through fstap_die().
  */
 #ifndef FSTAP_CMD_H
 #define FSTAP_CMD_H
@@ -29,7 +32,7 @@ int cmd_report(int argc, char **argv);
 
 /* Shared helpers for the commands (src/cli/fstap.c). */
 
-/* Prints "fstap: error: MSG" plus "usage: ..." hint and returns 2. */
+/* Prints "fstap CMD: MSG" and a pointer to its --help on stderr; returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * Splits a comma list in place and appends its items to *list (realloc'd,
