@@ -4,6 +4,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t0000-cli-basics.sh \
 	tests/integration/t0100-trace-export-import.sh \
 	tests/integration/t0110-trace-old-version.sh \
+	tests/integration/t0120-trace-golden.sh \
 	tests/integration/t0200-trace-second-reader.sh \
 	tests/integration/t0300-outputs-safe.sh
 INTEGRATION_TESTS += tests/integration/t9000-examples-native.sh
