@@ -12,6 +12,9 @@ librecord_a_SOURCES = \
 	src/record/calibrate.c \
 	src/record/inode.c \
 	src/record/passthrough.c \
+	src/record/passthrough_files.c \
+	src/record/passthrough_attrs.c \
+	src/record/passthrough_i.h \
 	src/record/recbuf.c \
 	src/record/snapshot.c \
 	src/record/rec_ops_i.h \

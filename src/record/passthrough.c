@@ -23,6 +23,11 @@
  * descriptor cache (inode.c); calls that do not accept an O_PATH descriptor
  * (chmod, truncate, access) go through /proc/self/fd/N, and xattr calls
  * through a descriptor opened for them where they can (xattr_target_get).
+ *
+ * Here: the credentials, the set-up, names and attributes (lookup, getattr,
+ * setattr, the creates, link, unlink, rename). Open files and directories
+ * are in passthrough_files.c, statfs, access, xattrs and the file attribute
+ * ioctls in passthrough_attrs.c.
  */
 #include <dirent.h>
 #include <linux/limits.h>
@@ -42,21 +47,15 @@
 
 #include "fstap/fileattr.h"
 #include "fstap/ops.h"
+#include "record/passthrough_i.h"
 #include "record/record_i.h"
 
-#define PT_GROUPS_MAX 256
-
-static bool pt_is_root;
-static gid_t pt_egid;		/* the daemon's fsgid outside cred_enter */
+bool pt_is_root;
+static gid_t pt_egid;		/* the daemon's fsgid outside pt_cred_enter */
 static gid_t pt_groups[PT_GROUPS_MAX];
 static int pt_ngroups;
 
-/* "/proc/self/fd/N" without stdio formatting. */
-struct procpath {
-	char s[32];
-};
-
-static const char *procpath(struct procpath *p, int fd)
+const char *pt_procpath(struct procpath *p, int fd)
 {
 	char tmp[12];
 	int n = 0, i = 0;
@@ -85,7 +84,7 @@ static bool cred_same(const struct pt_cred *c, bool groups)
 	return !groups && c->uid == 0 && c->gid == pt_egid;
 }
 
-static void cred_enter(const struct pt_cred *c, bool groups)
+void pt_cred_enter(const struct pt_cred *c, bool groups)
 {
 	if (!c || !pt_is_root || cred_same(c, groups))
 		return;
@@ -100,7 +99,7 @@ static void cred_enter(const struct pt_cred *c, bool groups)
 	syscall(SYS_setfsuid, c->uid);
 }
 
-static void cred_leave(const struct pt_cred *c, bool groups)
+void pt_cred_leave(const struct pt_cred *c, bool groups)
 {
 	if (!c || !pt_is_root || cred_same(c, groups))
 		return;
@@ -110,7 +109,7 @@ static void cred_leave(const struct pt_cred *c, bool groups)
 		syscall(SYS_setgroups, (size_t)pt_ngroups, pt_groups);
 }
 
-static bool cred_retry(const struct pt_cred *c, int ret)
+bool pt_cred_retry(const struct pt_cred *c, int ret)
 {
 	return c && c->getgroups && pt_is_root && c->uid != 0 &&
 		(ret == -EACCES || ret == -EPERM);
@@ -155,8 +154,8 @@ struct rinode *pt_root(struct pt_fs *fs)
 }
 
 /* Finishes an entry created or found as (pfd, name) in parent. */
-static int make_entry(struct pt_fs *fs, const struct rinode *parent, int pfd, const char *name,
-		      struct pt_entry *e)
+int pt_make_entry(struct pt_fs *fs, const struct rinode *parent, int pfd, const char *name,
+		  struct pt_entry *e)
 {
 	int tries, ret = -ESTALE;
 
@@ -181,7 +180,7 @@ int pt_lookup(struct pt_fs *fs, struct rinode *parent, const char *name, struct 
 	ret = fdc_get(&fs->it, parent, &l);
 	if (ret < 0)
 		return ret;
-	ret = make_entry(fs, parent, l.fd, name, e);
+	ret = pt_make_entry(fs, parent, l.fd, name, e);
 	fdc_put(&fs->it, &l);
 	return ret;
 }
@@ -229,7 +228,7 @@ static int do_setattr(struct pt_fs *fs, int lfd, int fd, const struct stat *a, i
 
 	if (valid & FSTAP_SET_MODE) {
 		if (fd >= 0 ? fchmod(fd, a->st_mode & 07777)
-			    : fchmodat(fs->proc_fd, procpath(&pp, lfd) + 14, a->st_mode & 07777, 0))
+			    : fchmodat(fs->proc_fd, pt_procpath(&pp, lfd) + 14, a->st_mode & 07777, 0))
 			return -errno;
 	}
 	if ((valid & (FSTAP_SET_UID | FSTAP_SET_GID)) || ctime_only) {
@@ -240,7 +239,7 @@ static int do_setattr(struct pt_fs *fs, int lfd, int fd, const struct stat *a, i
 			return -errno;
 	}
 	if (valid & FSTAP_SET_SIZE) {
-		if (fd >= 0 ? ftruncate(fd, a->st_size) : truncate(procpath(&pp, lfd), a->st_size))
+		if (fd >= 0 ? ftruncate(fd, a->st_size) : truncate(pt_procpath(&pp, lfd), a->st_size))
 			return -errno;
 	}
 	if (valid & (FSTAP_SET_ATIME | FSTAP_SET_MTIME | FSTAP_SET_ATIME_NOW |
@@ -326,16 +325,16 @@ static int make_node(struct pt_fs *fs, const struct pt_cred *c, struct rinode *p
 	ret = fdc_get(&fs->it, parent, &l);
 	if (ret < 0)
 		return ret;
-	cred_enter(c, false);
+	pt_cred_enter(c, false);
 	ret = do_make(l.fd, k, name, mode, rdev, target);
-	cred_leave(c, false);
-	if (cred_retry(c, ret)) {
-		cred_enter(c, true);
+	pt_cred_leave(c, false);
+	if (pt_cred_retry(c, ret)) {
+		pt_cred_enter(c, true);
 		ret = do_make(l.fd, k, name, mode, rdev, target);
-		cred_leave(c, true);
+		pt_cred_leave(c, true);
 	}
 	if (!ret)
-		ret = make_entry(fs, parent, l.fd, name, e);
+		ret = pt_make_entry(fs, parent, l.fd, name, e);
 	fdc_put(&fs->it, &l);
 	return ret;
 }
@@ -383,7 +382,7 @@ int pt_link(struct pt_fs *fs, struct rinode *ri, struct rinode *newparent,
 		return ret;
 	ret = linkat(l.fd, "", lp.fd, newname, AT_EMPTY_PATH) < 0 ? -errno : 0;
 	if (!ret)
-		ret = make_entry(fs, newparent, lp.fd, newname, e);
+		ret = pt_make_entry(fs, newparent, lp.fd, newname, e);
 	fdc_put(&fs->it, &lp);
 	fdc_put(&fs->it, &l);
 	return ret;
@@ -443,495 +442,3 @@ int pt_rename(struct pt_fs *fs, struct rinode *parent, const char *name,
 	return ret;
 }
 
-/* ---- files -------------------------------------------------------------- */
-
-static int open_flags(const struct pt_fs *fs, int flags)
-{
-	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY);
-	if (fs->writeback) {
-		/* the kernel may read pages of a write-only file and keeps the offsets */
-		if ((flags & O_ACCMODE) == O_WRONLY)
-			flags = (flags & ~O_ACCMODE) | O_RDWR;
-		flags &= ~O_APPEND;
-	}
-	return flags | O_CLOEXEC;
-}
-
-static uint64_t make_fh(struct pt_fs *fs, int fd, int flags)
-{
-	uint64_t id = atomic_fetch_add(&fs->next_fh, 1);
-
-	return (id << 24) | ((uint64_t)!!(flags & O_DIRECT) << 23) | (uint64_t)fd;
-}
-
-static int open_inode(struct pt_fs *fs, struct rinode *ri, int flags)
-{
-	struct procpath pp;
-	struct fdlease l;
-	int fd, ret;
-
-	if (ri->pinned_fd >= 0) {
-		fd = openat(fs->proc_fd, procpath(&pp, ri->pinned_fd) + 14, flags);
-		return fd < 0 ? -errno : fd;
-	}
-	fd = open_by_handle_at(fs->it.mount_fd, ri->handle, flags);
-	if (fd >= 0 || errno != ELOOP)
-		return fd < 0 ? -errno : fd;
-	ret = fdc_get(&fs->it, ri, &l);	/* not reached for regular files */
-	if (ret < 0)
-		return ret;
-	fd = openat(fs->proc_fd, procpath(&pp, l.fd) + 14, flags);
-	ret = fd < 0 ? -errno : fd;
-	fdc_put(&fs->it, &l);
-	return ret;
-}
-
-int pt_open(struct pt_fs *fs, struct rinode *ri, int flags, uint64_t *fh)
-{
-	int fd;
-
-	flags = open_flags(fs, flags);
-	fd = open_inode(fs, ri, flags);
-	if (fd < 0)
-		return fd;
-	*fh = make_fh(fs, fd, flags);
-	return 0;
-}
-
-static int do_create(int pfd, const char *name, int flags, mode_t mode)
-{
-	int fd = openat(pfd, name, flags, mode);
-
-	return fd < 0 ? -errno : fd;
-}
-
-int pt_create(struct pt_fs *fs, const struct pt_cred *c, struct rinode *parent,
-	      const char *name, mode_t mode, int flags, struct pt_entry *e, uint64_t *fh)
-{
-	struct fdlease l;
-	int ret, fd;
-
-	flags = open_flags(fs, flags) | O_CREAT | (flags & O_EXCL);
-	ret = fdc_get(&fs->it, parent, &l);
-	if (ret < 0)
-		return ret;
-	cred_enter(c, false);
-	fd = do_create(l.fd, name, flags, mode);
-	cred_leave(c, false);
-	if (cred_retry(c, fd)) {
-		cred_enter(c, true);
-		fd = do_create(l.fd, name, flags, mode);
-		cred_leave(c, true);
-	}
-	if (fd < 0) {
-		fdc_put(&fs->it, &l);
-		return fd;
-	}
-	ret = make_entry(fs, parent, l.fd, name, e);
-	fdc_put(&fs->it, &l);
-	if (ret < 0) {
-		close(fd);
-		return ret;
-	}
-	*fh = make_fh(fs, fd, flags);
-	return 0;
-}
-
-ssize_t pt_read(uint64_t fh, void *buf, size_t size, off_t off)
-{
-	ssize_t n = pread(PT_FH_FD(fh), buf, size, off);
-
-	return n < 0 ? -errno : n;
-}
-
-ssize_t pt_read_pipe(uint64_t fh, int pipe_wr, size_t size, off_t off)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		loff_t pos = (loff_t)off + (loff_t)done;
-		ssize_t n = splice(PT_FH_FD(fh), &pos, pipe_wr, NULL, size - done, 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;	/* end of file */
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-ssize_t pt_write(uint64_t fh, const void *buf, size_t size, off_t off, void *bounce)
-{
-	ssize_t n;
-
-	if (PT_FH_DIRECT(fh) && ((uintptr_t)buf & 4095) && bounce) {
-		memcpy(bounce, buf, size);
-		buf = bounce;
-	}
-	n = pwrite(PT_FH_FD(fh), buf, size, off);
-	return n < 0 ? -errno : n;
-}
-
-/* Whether c is in group g: its gid, else its supplementary groups (read only then). */
-static bool cred_in_group(const struct pt_cred *c, gid_t g)
-{
-	gid_t list[PT_GROUPS_MAX];
-	int i, n;
-
-	if (c->gid == g)
-		return true;
-	n = c->getgroups ? c->getgroups(c->getgroups_arg, PT_GROUPS_MAX, list) : 0;
-	for (i = 0; i < n && i < PT_GROUPS_MAX; i++)
-		if (list[i] == g)
-			return true;
-	return false;
-}
-
-int pt_write_drop_privs(uint64_t fh, const struct pt_cred *c)
-{
-	int fd = PT_FH_FD(fh);
-	mode_t drop = 0;
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
-		return 0;
-	if (st.st_mode & S_ISUID)
-		drop |= S_ISUID;
-	if ((st.st_mode & S_ISGID) && ((st.st_mode & S_IXGRP) || !cred_in_group(c, st.st_gid)))
-		drop |= S_ISGID;
-	if (!drop)
-		return 0;
-	return fchmod(fd, st.st_mode & 07777 & ~drop) < 0 ? -errno : 0;
-}
-
-int pt_flush(uint64_t fh)
-{
-	/* what close(2) of the application's descriptor would do on the backing fs */
-	int fd = dup(PT_FH_FD(fh));
-
-	if (fd < 0)
-		return -errno;
-	return close(fd) < 0 ? -errno : 0;
-}
-
-int pt_release(uint64_t fh)
-{
-	return close(PT_FH_FD(fh)) < 0 ? -errno : 0;
-}
-
-int pt_fsync(uint64_t fh, int datasync)
-{
-	int fd = PT_FH_FD(fh);
-
-	return (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? -errno : 0;
-}
-
-/* ---- directories -------------------------------------------------------- */
-
-int pt_opendir(struct pt_fs *fs, struct rinode *ri, struct pt_dir **out)
-{
-	struct pt_dir *d;
-	int fd;
-
-	fd = open_inode(fs, ri, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
-	d->dp = fdopendir(fd);
-	if (!d->dp) {
-		int err = -errno;
-
-		close(fd);
-		free(d);
-		return err;
-	}
-	d->dev = ri->dev;
-	d->id = atomic_fetch_add(&fs->next_fh, 1);
-	*out = d;
-	return 0;
-}
-
-int pt_readdir_next(struct pt_dir *d, off_t off, struct pt_dirent_out *de)
-{
-	if (off != d->offset) {
-		seekdir(d->dp, off);
-		d->pending = NULL;
-		d->offset = off;
-	}
-	if (!d->pending) {
-		errno = 0;
-		d->pending = readdir(d->dp);
-		if (!d->pending)
-			return errno ? -errno : 0;
-	}
-	de->name = d->pending->d_name;
-	de->ino = d->pending->d_ino;
-	de->type = d->pending->d_type;
-	de->next_off = d->pending->d_off;
-	return 1;
-}
-
-void pt_readdir_consume(struct pt_dir *d)
-{
-	if (d->pending) {
-		d->offset = d->pending->d_off;
-		d->pending = NULL;
-	}
-}
-
-int pt_releasedir(struct pt_dir *d)
-{
-	int ret = closedir(d->dp) < 0 ? -errno : 0;
-
-	free(d);
-	return ret;
-}
-
-int pt_fsyncdir(struct pt_dir *d, int datasync)
-{
-	int fd = dirfd(d->dp);
-
-	return (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? -errno : 0;
-}
-
-/* ---- the rest ----------------------------------------------------------- */
-
-int pt_statfs(struct pt_fs *fs, struct rinode *ri, struct statvfs *sv)
-{
-	struct fdlease l;
-	int ret;
-
-	ret = fdc_get(&fs->it, ri, &l);
-	if (ret < 0)
-		return ret;
-	ret = fstatvfs(l.fd, sv) < 0 ? -errno : 0;
-	fdc_put(&fs->it, &l);
-	return ret;
-}
-
-int pt_access(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri, int mask)
-{
-	struct procpath pp;
-	struct fdlease l;
-	int ret;
-
-	ret = fdc_get(&fs->it, ri, &l);
-	if (ret < 0)
-		return ret;
-	cred_enter(c, true);
-	ret = faccessat(fs->proc_fd, procpath(&pp, l.fd) + 14, mask, AT_EACCESS) < 0 ? -errno : 0;
-	cred_leave(c, true);
-	fdc_put(&fs->it, &l);
-	return ret;
-}
-
-/*
- * The inode an xattr call works on. Regular files and directories known by
- * a file handle are opened for reading (open_by_handle_at) and served with
- * the f*xattr calls: an open, the call and a close take about 0.7 us here,
- * where resolving the /proc/self/fd/N magic link alone takes about 3 us, and
- * the kernel asks for security.capability before every write. The open is
- * non-blocking, so a lease that another process holds on the backing file
- * makes it fail at once instead of waiting (watchers of the backing file
- * with inotify or fanotify see the open and the close). Other types (a FIFO or a device
- * must not be opened), pinned inodes and a failed open go through
- * /proc/self/fd/N of the O_PATH descriptor. For a symlink (opened with
- * O_NOFOLLOW), following the magic link lands on the symlink itself, not on
- * its target, so its own xattrs (trusted.*, security.*) are served like any
- * other inode's. The VFS has already refused user.* on symlinks and
- * trusted.* to unprivileged callers (xattr_permission), before the request
- * reached us.
- */
-struct xattr_target {
-	int fd;			/* an open descriptor, or -1: use path */
-	const char *path;	/* /proc/self/fd/N of the lease's descriptor */
-	struct fdlease l;
-	struct procpath pp;
-};
-
-static int xattr_target_get(struct pt_fs *fs, struct rinode *ri, struct xattr_target *x)
-{
-	int ret;
-
-	x->fd = -1;
-	x->path = NULL;
-	x->l.fd = -1;
-	if (ri->handle && (ri->type == S_IFREG || ri->type == S_IFDIR)) {
-		x->fd = open_by_handle_at(fs->it.mount_fd, ri->handle,
-					  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (x->fd >= 0)
-			return 0;
-	}
-	ret = fdc_get(&fs->it, ri, &x->l);
-	if (ret < 0)
-		return ret;
-	x->path = procpath(&x->pp, x->l.fd);
-	return 0;
-}
-
-static void xattr_target_put(struct pt_fs *fs, struct xattr_target *x)
-{
-	if (x->fd >= 0)
-		close(x->fd);
-	else
-		fdc_put(&fs->it, &x->l);
-}
-
-static ssize_t xt_get(struct xattr_target *x, const char *name, void *value, size_t size)
-{
-	ssize_t n = x->fd >= 0 ? fgetxattr(x->fd, name, value, size)
-			       : getxattr(x->path, name, value, size);
-
-	return n < 0 ? -errno : n;
-}
-
-static ssize_t xt_list(struct xattr_target *x, char *list, size_t size)
-{
-	ssize_t n = x->fd >= 0 ? flistxattr(x->fd, list, size) : listxattr(x->path, list, size);
-
-	return n < 0 ? -errno : n;
-}
-
-int pt_setxattr(struct pt_fs *fs, struct rinode *ri, const char *name, const void *value,
-		size_t size, int flags)
-{
-	struct xattr_target x;
-	int ret;
-
-	ret = xattr_target_get(fs, ri, &x);
-	if (ret < 0)
-		return ret;
-	ret = x.fd >= 0 ? fsetxattr(x.fd, name, value, size, flags)
-			: setxattr(x.path, name, value, size, flags);
-	ret = ret < 0 ? -errno : 0;
-	xattr_target_put(fs, &x);
-	return ret;
-}
-
-ssize_t pt_getxattr(struct pt_fs *fs, struct rinode *ri, const char *name, void *value,
-		    size_t size)
-{
-	struct xattr_target x;
-	ssize_t n;
-	int ret;
-
-	ret = xattr_target_get(fs, ri, &x);
-	if (ret < 0)
-		return ret;
-	n = xt_get(&x, name, value, size);
-	xattr_target_put(fs, &x);
-	return n;
-}
-
-/*
- * Removes the trusted.* names from a list of n bytes, as the backing file
- * system does for a caller without CAP_SYS_ADMIN (the daemon has it).
- * Returns the new length.
- */
-static size_t drop_trusted(char *list, size_t n)
-{
-	size_t in = 0, out = 0;
-
-	while (in < n) {
-		size_t len = strnlen(list + in, n - in) + 1;
-
-		if (strncmp(list + in, "trusted.", 8) != 0) {
-			memmove(list + out, list + in, len);
-			out += len;
-		}
-		in += len;
-	}
-	return out;
-}
-
-ssize_t pt_listxattr(struct pt_fs *fs, const struct pt_cred *c, struct rinode *ri,
-		     char *list, size_t size)
-{
-	char all[XATTR_LIST_MAX];
-	struct xattr_target x;
-	ssize_t n;
-	int ret;
-
-	ret = xattr_target_get(fs, ri, &x);
-	if (ret < 0)
-		return ret;
-	if (!c || c->uid == 0 || !pt_is_root) {
-		n = xt_list(&x, list, size);
-		xattr_target_put(fs, &x);
-		return n;
-	}
-	/* an unprivileged caller: the whole list, filtered, then sized */
-	n = xt_list(&x, all, sizeof(all));
-	xattr_target_put(fs, &x);
-	if (n < 0)
-		return n;
-	n = (ssize_t)drop_trusted(all, (size_t)n);
-	if (size == 0)
-		return n;
-	if ((size_t)n > size)
-		return -ERANGE;
-	memcpy(list, all, (size_t)n);
-	return n;
-}
-
-int pt_removexattr(struct pt_fs *fs, struct rinode *ri, const char *name)
-{
-	struct xattr_target x;
-	int ret;
-
-	ret = xattr_target_get(fs, ri, &x);
-	if (ret < 0)
-		return ret;
-	ret = x.fd >= 0 ? fremovexattr(x.fd, name) : removexattr(x.path, name);
-	ret = ret < 0 ? -errno : 0;
-	xattr_target_put(fs, &x);
-	return ret;
-}
-
-int pt_fallocate(uint64_t fh, int mode, off_t off, off_t len)
-{
-	return fallocate(PT_FH_FD(fh), mode, off, len) < 0 ? -errno : 0;
-}
-
-int pt_fileattr(int fd, const struct pt_cred *c, unsigned int cmd, void *arg)
-{
-	int ret;
-
-	if (!fstap_fileattr_size(cmd))
-		return -ENOTTY;
-	if (!fstap_fileattr_sets(cmd))
-		return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-	cred_enter(c, false);
-	ret = ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-	cred_leave(c, false);
-	return ret;
-}
-
-ssize_t pt_copy_file_range(uint64_t fh_in, off_t off_in, uint64_t fh_out, off_t off_out,
-			   size_t len, unsigned flags)
-{
-	loff_t oi = off_in, oo = off_out;
-	ssize_t n = copy_file_range(PT_FH_FD(fh_in), &oi, PT_FH_FD(fh_out), &oo, len, flags);
-
-	return n < 0 ? -errno : n;
-}
-
-int pt_lseek(uint64_t fh, off_t off, int whence, off_t *out)
-{
-	off_t r = lseek(PT_FH_FD(fh), off, whence);
-
-	if (r < 0)
-		return -errno;
-	*out = r;
-	return 0;
-}
