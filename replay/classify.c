@@ -136,7 +136,7 @@ bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_re
  */
 #define BELOW_DEPTH 64
 
-bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir)
+bool rp_below(const struct fstap_map *parents, uint64_t obj, uint64_t dir)
 {
 	const uint64_t *v;
 	unsigned i;
@@ -144,7 +144,7 @@ bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir)
 	if (!parents || !dir)
 		return false;
 	for (i = 0; obj && i < BELOW_DEPTH; i++) {
-		v = rp_map_get(parents, obj);
+		v = fstap_map_get(parents, obj);
 		if (!v)
 			return false;
 		if (*v == dir)
@@ -170,7 +170,7 @@ bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir)
  * absorbed too.
  */
 bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct rp_map *parents)
+		     const struct fstap_map *parents)
 {
 	switch (n->op) {
 	case FSTAP_OP_GETATTR:
@@ -208,7 +208,7 @@ bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
  * makes g the permission check of a walk through a directory.
  */
 static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct rp_map *parents)
+			  const struct fstap_map *parents)
 {
 	switch (n->op) {
 	case FSTAP_OP_LOOKUP:
@@ -247,7 +247,7 @@ static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
  * stat(), and stays; this rule is for directories only.)
  */
 bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct rp_map *parents)
+			  const struct fstap_rec *nn, const struct fstap_map *parents)
 {
 	return n->op == FSTAP_OP_GETATTR && !n->fh && !g->fh && n->obj == g->obj && nn &&
 	       dir_walk_next(g, nn, parents);
@@ -367,7 +367,7 @@ struct rp_task *rp_op_prev(const struct rp_task *t)
  */
 #define EOF_SCAN 16	/* how far back a getattr looks for its read */
 
-void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *t)
+void rp_classify(bool attr_stale, const struct fstap_map *parents, struct rp_task *t)
 {
 	struct fstap_rec *c = &t->rec;
 	const struct rp_task *n = rp_op_next(t), *nn, *p;

@@ -49,7 +49,7 @@ struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp
 	if (op == FSTAP_OP_OPEN || op == FSTAP_OP_CREATE || op == FSTAP_OP_OPENDIR) {
 		struct rp_worker *w = worker_for(r, ts, t->rec.tid);
 
-		if (w && key && rp_map_put(&r->fh_owner, key, w->idx))
+		if (w && key && fstap_map_put(&r->fh_owner, key, w->idx))
 			return NULL;
 		return w;
 	}
@@ -58,7 +58,7 @@ struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp
 
 		/* the recorder leaves a release without a thread (tid 0) unflagged:
 		 * it stands for the application's close, from no thread */
-		if (key && rp_map_del(&r->fh_owner, key, &idx) &&
+		if (key && fstap_map_del(&r->fh_owner, key, &idx) &&
 		    ((t->rec.flags & FSTAP_RF_KERNEL) || t->rec.tid == 0))
 			return r->w[idx];
 	}
@@ -210,16 +210,16 @@ int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
 	int ret;
 
 	for (i = 0; i < t->nres; i++) {
-		uint64_t *v = rp_map_get(&r->res_last, t->res[i]);
+		uint64_t *v = fstap_map_get(&r->res_last, t->res[i]);
 
 		if (v && (ret = add_dep(t, me, r->w[*v & 0xfffff], *v >> 20)))
 			return ret;
 		if ((t->rec.op == FSTAP_OP_RELEASE || t->rec.op == FSTAP_OP_RELEASEDIR) &&
 		    (t->res[i] & 1)) {
-			rp_map_del(&r->res_last, t->res[i], NULL);	/* a handle ends */
+			fstap_map_del(&r->res_last, t->res[i], NULL);	/* a handle ends */
 			continue;
 		}
-		if ((ret = rp_map_put(&r->res_last, t->res[i], (me->wseq + 1) << 20 | me->idx)))
+		if ((ret = fstap_map_put(&r->res_last, t->res[i], (me->wseq + 1) << 20 | me->idx)))
 			return ret;
 	}
 	return 0;

@@ -27,7 +27,7 @@ struct divlog_entry {
 struct rp_divlog {
 	pthread_mutex_t mu;
 	unsigned max;			/* entries per key */
-	struct rp_map counts;		/* key + 1 -> entries taken */
+	struct fstap_map counts;		/* key + 1 -> entries taken */
 	struct divlog_entry *e;
 	size_t n, cap;
 };
@@ -40,7 +40,7 @@ int rp_divlog_new(unsigned max, struct rp_divlog **out)
 		return -ENOMEM;
 	pthread_mutex_init(&l->mu, NULL);
 	l->max = max;
-	rp_map_init(&l->counts);
+	fstap_map_init(&l->counts);
 	*out = l;
 	return 0;
 }
@@ -54,7 +54,7 @@ void rp_divlog_free(struct rp_divlog *l)
 	for (i = 0; i < l->n; i++)
 		free(l->e[i].line);
 	free(l->e);
-	rp_map_release(&l->counts);
+	fstap_map_release(&l->counts);
 	pthread_mutex_destroy(&l->mu);
 	free(l);
 }
@@ -70,9 +70,9 @@ bool rp_divlog_want(struct rp_divlog *l, unsigned op, enum rp_div_kind kind, uns
 	bool want = false;
 
 	pthread_mutex_lock(&l->mu);
-	v = rp_map_get(&l->counts, key);
+	v = fstap_map_get(&l->counts, key);
 	if (!v)
-		want = rp_map_put(&l->counts, key, 1) == 0;
+		want = fstap_map_put(&l->counts, key, 1) == 0;
 	else if (*v < l->max)
 		want = ++*v > 0;
 	pthread_mutex_unlock(&l->mu);

@@ -121,14 +121,14 @@ static void track_order(struct rp_exec *x, const struct rp_task *t)
 
 	pthread_mutex_lock(&sh->omu);
 	for (i = 0; i < t->nres; i++) {
-		uint64_t *v = rp_map_get(&sh->order, t->res[i]);
+		uint64_t *v = fstap_map_get(&sh->order, t->res[i]);
 
 		if (v && *v > t->seq)
 			x->st->out_of_order++;
 		else if (v)
 			*v = t->seq;
 		else
-			rp_map_put(&sh->order, t->res[i], t->seq);
+			fstap_map_put(&sh->order, t->res[i], t->seq);
 	}
 	pthread_mutex_unlock(&sh->omu);
 }

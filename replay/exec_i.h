@@ -77,12 +77,12 @@ struct rp_shared {
 	uint64_t dserial;
 	uint64_t dir_opens;		/* openat2 calls issued (tests, docs) */
 	pthread_mutex_t mu;
-	struct rp_map handles;	/* fh + 1 -> struct rp_handle *; protected by mu */
+	struct fstap_map handles;	/* fh + 1 -> struct rp_handle *; protected by mu */
 	pthread_mutex_t omu;
 	bool track_order;	/* --order=none: count same-resource reorderings */
 	bool devices;		/* --devices: mknod of character and block devices */
 	struct rp_divlog *divlog;	/* --divergences, or NULL (borrowed) */
-	struct rp_map order;	/* resource -> highest seq executed; protected by omu */
+	struct fstap_map order;	/* resource -> highest seq executed; protected by omu */
 	struct rp_foreign *foreign;	/* the root's entries before the replay, by hash */
 	size_t nforeign;
 };

@@ -31,14 +31,14 @@ uint64_t rp_kind_of_mode(uint64_t mode)
 /* Whether obj is known to be a device node. */
 bool rp_is_device(const struct run *r, uint64_t obj)
 {
-	const uint64_t *k = obj ? rp_map_get(&r->kinds, obj) : NULL;
+	const uint64_t *k = obj ? fstap_map_get(&r->kinds, obj) : NULL;
 
 	return k && *k == KIND_DEVICE;
 }
 
 static bool maybe_dir(const struct run *r, uint64_t obj)
 {
-	const uint64_t *k = obj ? rp_map_get(&r->kinds, obj) : NULL;
+	const uint64_t *k = obj ? fstap_map_get(&r->kinds, obj) : NULL;
 
 	return !k || *k == KIND_DIR;
 }
@@ -62,12 +62,12 @@ static int learn_kind(struct run *r, const struct fstap_rec *c)
 		return 0;
 	switch (c->op) {
 	case FSTAP_OP_MKDIR:
-		return rp_map_put(&r->kinds, c->child, KIND_DIR);
+		return fstap_map_put(&r->kinds, c->child, KIND_DIR);
 	case FSTAP_OP_MKNOD:
-		return rp_map_put(&r->kinds, c->child, rp_kind_of_mode(c->mode));
+		return fstap_map_put(&r->kinds, c->child, rp_kind_of_mode(c->mode));
 	case FSTAP_OP_CREATE:
 	case FSTAP_OP_SYMLINK:
-		return rp_map_put(&r->kinds, c->child, KIND_OTHER);
+		return fstap_map_put(&r->kinds, c->child, KIND_OTHER);
 	default:
 		return 0;
 	}
@@ -84,7 +84,7 @@ int rp_learn_parent(struct run *r, const struct fstap_rec *c)
 {
 	switch (c->op) {
 	case FSTAP_OP_STATE_DENTRY:
-		return c->child ? rp_map_put(&r->parents, c->child, c->obj) : 0;
+		return c->child ? fstap_map_put(&r->parents, c->child, c->obj) : 0;
 	case FSTAP_OP_LOOKUP:
 	case FSTAP_OP_CREATE:
 	case FSTAP_OP_MKDIR:
@@ -92,11 +92,11 @@ int rp_learn_parent(struct run *r, const struct fstap_rec *c)
 	case FSTAP_OP_SYMLINK:
 		if (c->result < 0 || !c->child || !c->obj)
 			return 0;
-		return rp_map_put(&r->parents, c->child, c->obj);
+		return fstap_map_put(&r->parents, c->child, c->obj);
 	case FSTAP_OP_LINK:
 		if (c->result < 0 || !c->obj || !c->newparent)
 			return 0;
-		return rp_map_put(&r->parents, c->obj, c->newparent);
+		return fstap_map_put(&r->parents, c->obj, c->newparent);
 	default:
 		return 0;
 	}
@@ -126,9 +126,9 @@ static int learn_open_handle(struct run *r, const struct fstap_rec *c)
 	if (c->result < 0 || !obj || !c->fh)
 		return 0;
 	if (c->op == FSTAP_OP_OPEN || c->op == FSTAP_OP_CREATE)
-		return rp_map_put(&r->open_fh, obj, c->fh + 1);
-	if (c->op == FSTAP_OP_RELEASE && (v = rp_map_get(&r->open_fh, obj)) && *v == c->fh + 1)
-		rp_map_del(&r->open_fh, obj, NULL);
+		return fstap_map_put(&r->open_fh, obj, c->fh + 1);
+	if (c->op == FSTAP_OP_RELEASE && (v = fstap_map_get(&r->open_fh, obj)) && *v == c->fh + 1)
+		fstap_map_del(&r->open_fh, obj, NULL);
 	return 0;
 }
 
@@ -145,7 +145,7 @@ void rp_getattr_by_handle(struct run *r, struct rp_task *t)
 	if (t->rec.op != FSTAP_OP_GETATTR || t->rec.fh || t->rec.obj == FSTAP_ROOT_OBJ ||
 	    fstap_pathmap_name(r->pm, t->rec.obj, &parent, &name) != 0)
 		return;
-	if ((v = rp_map_get(&r->open_fh, t->rec.obj)))
+	if ((v = fstap_map_get(&r->open_fh, t->rec.obj)))
 		t->rec.fh = *v - 1;
 }
 
@@ -200,13 +200,13 @@ int rp_sync_after_write(struct run *r, struct tstate *ts, struct rp_task *t)
 	case FSTAP_OP_CREATE:
 		if (c->result < 0 || !(c->flags_arg & O_DSYNC))
 			return 0;
-		return rp_map_put(&r->sync_fh, c->fh + 1, (c->flags_arg & O_SYNC) == O_SYNC ?
+		return fstap_map_put(&r->sync_fh, c->fh + 1, (c->flags_arg & O_SYNC) == O_SYNC ?
 				  FSTAP_OP_FSYNC : FSTAP_OP_FDATASYNC);
 	case FSTAP_OP_RELEASE:
-		rp_map_del(&r->sync_fh, c->fh + 1, NULL);
+		fstap_map_del(&r->sync_fh, c->fh + 1, NULL);
 		return 0;
 	case FSTAP_OP_WRITE:
-		v = rp_map_get(&r->sync_fh, c->fh + 1);
+		v = fstap_map_get(&r->sync_fh, c->fh + 1);
 		if (v && c->result > 0)
 			ts->sync_armed = sync_key(c->fh, (unsigned)*v);
 		return 0;
@@ -242,12 +242,12 @@ int rp_learn_comm(struct run *r, const struct fstap_rec *c)
 	if (!s)
 		return -ENOMEM;
 	r->comms[r->ncomms++] = s;
-	return rp_map_put(&r->comm_of, (uint64_t)c->pid + 1, (uint64_t)(uintptr_t)s);
+	return fstap_map_put(&r->comm_of, (uint64_t)c->pid + 1, (uint64_t)(uintptr_t)s);
 }
 
 const char *rp_comm_of(const struct run *r, uint32_t pid)
 {
-	const uint64_t *v = rp_map_get(&r->comm_of, (uint64_t)pid + 1);
+	const uint64_t *v = fstap_map_get(&r->comm_of, (uint64_t)pid + 1);
 
 	return v ? (const char *)(uintptr_t)*v : NULL;
 }
@@ -264,7 +264,7 @@ int rp_learn_dispatched(struct run *r, const struct fstap_rec *c)
 	if (c->op == FSTAP_OP_RENAME && c->result >= 0 && c->newparent) {
 		uint64_t moved = fstap_pathmap_lookup(r->pm, c->obj, c->name);
 
-		if (moved && (ret = rp_map_put(&r->parents, moved, c->newparent)))
+		if (moved && (ret = fstap_map_put(&r->parents, moved, c->newparent)))
 			return ret;
 	}
 	rp_note_root_names(r, c);

@@ -8,7 +8,7 @@ libreplay_a_SOURCES = \
 	replay/stats.c \
 	replay/divlog.c \
 	replay/timing.c \
-	replay/rmap.c \
+	replay/races.c \
 	replay/task.c \
 	replay/exec_i.h \
 	replay/shared.c \

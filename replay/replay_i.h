@@ -5,7 +5,7 @@
  *  - stats.c: latency histograms, per-op counters, divergences.
  *  - divlog.c: the divergence log (--divergences).
  *  - timing.c: pacing arithmetic over an injectable clock.
- *  - rmap.c: a small uint64 -> uint64 hash map (handles, resources).
+ *  - races.c: races in the recording (over fstap/util.h's uint64 map).
  *  - task.c: the tasks handed to workers, and the arena they live in.
  *  - exec.c (exec_i.h): the executor table, the executors, the
  *    per-worker execution context and the state the workers share.
@@ -30,6 +30,7 @@
 #include "fstap/ops.h"
 #include "fstap/sort.h"
 #include "fstap/trace.h"
+#include "fstap/util.h"
 #include "replay.h"
 
 /* ---- stats.c: latency histograms ---------------------------------------- */
@@ -188,19 +189,7 @@ uint64_t rp_native_rtt(const struct rp_native *n, unsigned op);
 uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidden_ns,
 		       unsigned op);
 
-/* ---- rmap.c: uint64 -> uint64 map (open addressing, no tombstones) ------ */
-
-struct rp_map {
-	uint64_t *keys, *vals;	/* key 0 is the empty slot: callers never store 0 */
-	size_t n, cap;
-};
-
-void rp_map_init(struct rp_map *m);
-void rp_map_release(struct rp_map *m);
-uint64_t *rp_map_get(const struct rp_map *m, uint64_t key);
-/* 0 or -ENOMEM. */
-int rp_map_put(struct rp_map *m, uint64_t key, uint64_t val);
-bool rp_map_del(struct rp_map *m, uint64_t key, uint64_t *val);
+/* ---- races.c: races in the recording ------------------------------------ */
 
 /*
  * Races in the recording: an operation that overlapped in time with one of
@@ -210,8 +199,8 @@ bool rp_map_del(struct rp_map *m, uint64_t key, uint64_t *val);
  * map holds, per object, the latest recorded ends (owned; free with
  * rp_races_release). Feed operations in start order. 0 or -ENOMEM.
  */
-int rp_race_check(struct rp_map *races, const struct fstap_rec *rec, bool *raced);
-void rp_races_release(struct rp_map *races);
+int rp_race_check(struct fstap_map *races, const struct fstap_rec *rec, bool *raced);
+void rp_races_release(struct fstap_map *races);
 
 /* ---- tasks: one operation on its way to a worker ------------------------- */
 
@@ -372,15 +361,15 @@ bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next
 /* Whether getattr g (without a handle) is the open's check after create prev. */
 bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g);
 /* Whether dir is above obj by the map obj -> its directory (NULL: empty). */
-bool rp_below(const struct rp_map *parents, uint64_t obj, uint64_t dir);
+bool rp_below(const struct fstap_map *parents, uint64_t obj, uint64_t dir);
 /* Whether getattr g of a directory is the check of the walk through it to
  * next (parents: obj -> its directory, NULL if not known). */
 bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct rp_map *parents);
+		     const struct fstap_map *parents);
 /* Whether getattr g of a directory, then getattr n of it, then nn (a walk
  * through it), is the kernel's twice asked permission check. */
 bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct rp_map *parents);
+			  const struct fstap_rec *nn, const struct fstap_map *parents);
 /* Whether getattr g is the fstat() of the opendir() prev (O_NONBLOCK: glibc's). */
 bool rp_getattr_after_opendir(const struct fstap_rec *prev, const struct fstap_rec *g);
 
@@ -411,7 +400,7 @@ bool rp_write_continues(const struct fstap_rec *prev, const struct fstap_rec *w)
  * itself a continuation, with no marker in between). Values found while a
  * neighbour was in the list are kept once it has left (been dispatched).
  */
-void rp_classify(bool attr_stale, const struct rp_map *parents, struct rp_task *t);
+void rp_classify(bool attr_stale, const struct fstap_map *parents, struct rp_task *t);
 /* What a classified task stands for in the replay. */
 enum rp_fate {
 	RP_FATE_ISSUED,		/* its system call(s) are issued */

@@ -125,7 +125,7 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			    ((ret = fstap_pathmap_apply(r->pm, &rec)) || (ret = rp_learn_parent(r, &rec))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
-			    (ret = rp_map_put(&r->kinds, rec.obj, rp_kind_of_mode(rec.mode))))
+			    (ret = fstap_map_put(&r->kinds, rec.obj, rp_kind_of_mode(rec.mode))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			if (rec.op == FSTAP_OP_PROCESS && r->res->divlog && (ret = rp_learn_comm(r, &rec)))
 				return fstap_error(ret, "cannot replay: out of memory");
@@ -176,15 +176,15 @@ static void run_release(struct run *r)
 	for (i = 0; i < r->tids.cap; i++)
 		if (r->tids.keys[i])
 			free((struct tstate *)(uintptr_t)r->tids.vals[i]);
-	rp_map_release(&r->tids);
-	rp_map_release(&r->res_last);
+	fstap_map_release(&r->tids);
+	fstap_map_release(&r->res_last);
 	rp_races_release(&r->races);
-	rp_map_release(&r->fh_owner);
-	rp_map_release(&r->kinds);
-	rp_map_release(&r->parents);
-	rp_map_release(&r->sync_fh);
-	rp_map_release(&r->open_fh);
-	rp_map_release(&r->comm_of);
+	fstap_map_release(&r->fh_owner);
+	fstap_map_release(&r->kinds);
+	fstap_map_release(&r->parents);
+	fstap_map_release(&r->sync_fh);
+	fstap_map_release(&r->open_fh);
+	fstap_map_release(&r->comm_of);
 	for (i = 0; i < r->ncomms; i++)
 		free(r->comms[i]);
 	free(r->comms);
@@ -206,15 +206,15 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	r->res->order = o->order;
 	r->res->pace_pct = o->pace_pct;
 	r->qdepth = o->queue_depth ? o->queue_depth : DEFAULT_QUEUE;
-	rp_map_init(&r->tids);
-	rp_map_init(&r->res_last);
-	rp_map_init(&r->races);
-	rp_map_init(&r->fh_owner);
-	rp_map_init(&r->kinds);
-	rp_map_init(&r->parents);
-	rp_map_init(&r->sync_fh);
-	rp_map_init(&r->open_fh);
-	rp_map_init(&r->comm_of);
+	fstap_map_init(&r->tids);
+	fstap_map_init(&r->res_last);
+	fstap_map_init(&r->races);
+	fstap_map_init(&r->fh_owner);
+	fstap_map_init(&r->kinds);
+	fstap_map_init(&r->parents);
+	fstap_map_init(&r->sync_fh);
+	fstap_map_init(&r->open_fh);
+	fstap_map_init(&r->comm_of);
 	fstap_window_init(&r->win);
 	r->win.prefetch = prefetch_item;
 	r->attr_stale = attrs_stale(meta);

@@ -73,19 +73,19 @@ struct run {
 	struct rp_arena *arena;	/* tasks and their paths */
 	struct rp_worker **w;
 	size_t nw, capw;
-	struct rp_map tids;	/* tid + 1 -> struct tstate * */
-	struct rp_map res_last;	/* resource -> wseq << 20 | worker idx */
-	struct rp_map races;	/* obj -> struct obj_ends * (rp_race_check) */
-	struct rp_map fh_owner;	/* fh + 1 -> worker idx that opened it */
-	struct rp_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
-	struct rp_map parents;	/* obj -> its directory (the last one named), where known */
-	struct rp_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
-	struct rp_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
+	struct fstap_map tids;	/* tid + 1 -> struct tstate * */
+	struct fstap_map res_last;	/* resource -> wseq << 20 | worker idx */
+	struct fstap_map races;	/* obj -> struct obj_ends * (rp_race_check) */
+	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
+	struct fstap_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
+	struct fstap_map parents;	/* obj -> its directory (the last one named), where known */
+	struct fstap_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
+	struct fstap_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
 	bool attr_stale;	/* the recording did not cache attributes */
 	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
 	bool native;		/* --pace=native with the trace's round trips */
 	struct rp_native rtt;	/* the trace's round trips (timing.c) */
-	struct rp_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
+	struct fstap_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
 	char **comms;		/* every name comm_of ever held (owned) */
 	size_t ncomms, capcomms;
 	struct fstap_window win;	/* the reorder window (fstap/sort.h) */

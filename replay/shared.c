@@ -25,8 +25,8 @@ int rp_shared_new(int root_fd, struct rp_shared **out)
 	pthread_mutex_init(&sh->dmu, NULL);
 	pthread_mutex_init(&sh->mu, NULL);
 	pthread_mutex_init(&sh->omu, NULL);
-	rp_map_init(&sh->handles);
-	rp_map_init(&sh->order);
+	fstap_map_init(&sh->handles);
+	fstap_map_init(&sh->order);
 	*out = sh;
 	return 0;
 }
@@ -77,8 +77,8 @@ void rp_shared_free(struct rp_shared *sh)
 	for (i = 0; i < sh->handles.cap; i++)
 		if (sh->handles.keys[i])
 			rp_handle_destroy((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
-	rp_map_release(&sh->handles);
-	rp_map_release(&sh->order);
+	fstap_map_release(&sh->handles);
+	fstap_map_release(&sh->order);
 	free(sh->foreign);
 	pthread_mutex_destroy(&sh->mu);
 	pthread_mutex_destroy(&sh->omu);
@@ -96,7 +96,7 @@ struct rp_handle *rp_handle_get(struct rp_shared *sh, uint64_t fh)
 	uint64_t *v;
 
 	pthread_mutex_lock(&sh->mu);
-	v = rp_map_get(&sh->handles, fh + 1);
+	v = fstap_map_get(&sh->handles, fh + 1);
 	if (v) {
 		h = (struct rp_handle *)(uintptr_t)*v;
 		atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
@@ -129,9 +129,9 @@ int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 	atomic_init(&h->refs, 1);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_lock(&sh->mu);
-	if (rp_map_del(&sh->handles, fh + 1, &v))
+	if (fstap_map_del(&sh->handles, fh + 1, &v))
 		old = (struct rp_handle *)(uintptr_t)v;
-	ret = rp_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
+	ret = fstap_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
 	pthread_mutex_unlock(&sh->mu);
 	if (old)
 		rp_handle_put(old);
@@ -147,7 +147,7 @@ bool rp_handle_remove(struct rp_shared *sh, uint64_t fh)
 	bool found;
 
 	pthread_mutex_lock(&sh->mu);
-	found = rp_map_del(&sh->handles, fh + 1, &v);
+	found = fstap_map_del(&sh->handles, fh + 1, &v);
 	pthread_mutex_unlock(&sh->mu);
 	if (found)
 		rp_handle_put((struct rp_handle *)(uintptr_t)v);

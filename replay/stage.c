@@ -12,7 +12,7 @@
 
 struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create)
 {
-	uint64_t *v = rp_map_get(&r->tids, (uint64_t)tid + 1);
+	uint64_t *v = fstap_map_get(&r->tids, (uint64_t)tid + 1);
 	struct tstate *ts;
 
 	if (v)
@@ -20,7 +20,7 @@ struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create)
 	if (!create)
 		return NULL;
 	ts = calloc(1, sizeof(*ts));
-	if (!ts || rp_map_put(&r->tids, (uint64_t)tid + 1, (uint64_t)(uintptr_t)ts)) {
+	if (!ts || fstap_map_put(&r->tids, (uint64_t)tid + 1, (uint64_t)(uintptr_t)ts)) {
 		free(ts);
 		return NULL;
 	}

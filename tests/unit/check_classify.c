@@ -316,13 +316,13 @@ END_TEST
  */
 START_TEST(test_classify_getattr_walk)
 {
-	struct rp_map parents;
+	struct fstap_map parents;
 	struct rp_task *pc, *n;
 
-	rp_map_init(&parents);
-	ck_assert_int_eq(rp_map_put(&parents, 20, 10), 0);	/* 10/20 */
-	ck_assert_int_eq(rp_map_put(&parents, 30, 20), 0);	/* 10/20/30 */
-	ck_assert_int_eq(rp_map_put(&parents, 40, 10), 0);	/* 10/40 */
+	fstap_map_init(&parents);
+	ck_assert_int_eq(fstap_map_put(&parents, 20, 10), 0);	/* 10/20 */
+	ck_assert_int_eq(fstap_map_put(&parents, 30, 20), 0);	/* 10/20/30 */
+	ck_assert_int_eq(fstap_map_put(&parents, 40, 10), 0);	/* 10/40 */
 	ck_assert(rp_below(&parents, 20, 10));
 	ck_assert(rp_below(&parents, 30, 10));
 	ck_assert(!rp_below(&parents, 10, 20));
@@ -330,8 +330,8 @@ START_TEST(test_classify_getattr_walk)
 	ck_assert(!rp_below(&parents, 10, 10));
 	ck_assert(!rp_below(NULL, 20, 10));
 	/* a loop (a hostile trace) ends */
-	ck_assert_int_eq(rp_map_put(&parents, 50, 51), 0);
-	ck_assert_int_eq(rp_map_put(&parents, 51, 50), 0);
+	ck_assert_int_eq(fstap_map_put(&parents, 50, 51), 0);
+	ck_assert_int_eq(fstap_map_put(&parents, 51, 50), 0);
 	ck_assert(!rp_below(&parents, 50, 10));
 
 	/* stat("d/f") of a cached f in a changed d: GETATTR d, GETATTR f */
@@ -387,7 +387,7 @@ START_TEST(test_classify_getattr_walk)
 	rp_classify(true, &parents, pc);
 	ck_assert(!pc->absorbed);
 	thr_reset();
-	rp_map_release(&parents);
+	fstap_map_release(&parents);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /*
  * check_sched.c: a replay run (run.c and its stages) and its plumbing:
- * option parsing, the hash map and the race check (rmap.c), and whole
+ * option parsing, the race check (races.c), and whole
  * runs over small traces written with the trace writer: classification in
  * start order out of a file in chunk order, a cross-thread happens-before
  * under every --order, split writes, errors. (classify.c's rules: check_classify; task.c:
@@ -114,36 +114,6 @@ START_TEST(test_sched_option_parsing)
 	ck_assert_int_eq(rp_pace_parse("50", &pct, NULL), -EINVAL);
 	ck_assert_int_eq(rp_pace_parse("-5%", &pct, NULL), -EINVAL);
 	ck_assert_int_eq(rp_pace_parse("fast", &pct, NULL), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_sched_map)
-{
-	struct rp_map m;
-	uint64_t k, v;
-
-	rp_map_init(&m);
-	ck_assert_ptr_null(rp_map_get(&m, 5));
-	for (k = 1; k <= 20000; k++)
-		ck_assert_int_eq(rp_map_put(&m, k * 7919, k), 0);
-	ck_assert_uint_eq(m.n, 20000);
-	/* Delete every other key: the rest must stay reachable (backward shift). */
-	for (k = 2; k <= 20000; k += 2) {
-		ck_assert(rp_map_del(&m, k * 7919, &v));
-		ck_assert_uint_eq(v, k);
-	}
-	ck_assert(!rp_map_del(&m, 2 * 7919, NULL));
-	for (k = 1; k <= 20000; k++) {
-		uint64_t *p = rp_map_get(&m, k * 7919);
-
-		if (k % 2)
-			ck_assert(p && *p == k);
-		else
-			ck_assert_ptr_null(p);
-	}
-	ck_assert_uint_eq(m.n, 10000);
-	ck_assert_int_eq(rp_map_put(&m, 0, 1), -EINVAL);
-	rp_map_release(&m);
 }
 END_TEST
 
@@ -388,10 +358,10 @@ START_TEST(test_sched_race_check)
 				 .start_ns = 1000, .dur_ns = 500 };
 	struct fstap_rec get = { .op = FSTAP_OP_GETXATTR, .tid = 2, .obj = 5,
 				 .start_ns = 1200, .dur_ns = 100 };
-	struct rp_map m;
+	struct fstap_map m;
 	bool raced;
 
-	rp_map_init(&m);
+	fstap_map_init(&m);
 	ck_assert_int_eq(rp_race_check(&m, &set, &raced), 0);
 	ck_assert(!raced);
 	/* a read of another thread while the change was under way */
@@ -424,7 +394,6 @@ static Suite *sched_suite(void)
 	TCase *tc = tcase_create("Core"), *runs = tcase_create("Runs");
 
 	tcase_add_test(tc, test_sched_option_parsing);
-	tcase_add_test(tc, test_sched_map);
 	tcase_add_test(tc, test_sched_race_check);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(runs, setup, teardown);
