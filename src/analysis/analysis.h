@@ -128,7 +128,11 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out);
 
 /* ---- reorder (reorder.c) ------------------------------------------------ */
 
-enum an_order { AN_BY_READDIR, AN_BY_NAME, AN_BY_INODE, AN_BY_RANDOM, AN_BY_NR };
+/*
+ * AN_BY_TARGET ("target-readdir"): the order in which a prepared target's
+ * own readdir returns the directory's entries (an_reorder's target).
+ */
+enum an_order { AN_BY_READDIR, AN_BY_NAME, AN_BY_INODE, AN_BY_RANDOM, AN_BY_TARGET, AN_BY_NR };
 
 extern const char *const an_order_names[AN_BY_NR];
 
@@ -155,9 +159,22 @@ int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_obj
 		    enum an_order by, uint64_t seed, uint64_t *group, uint64_t *run,
 		    uint64_t *new_t, struct an_reorder_stats *st);
 
-/* Writes the reordered variant of in to out. 0 or -errno (message printed). */
+/*
+ * Writes the reordered variant of in to out; target: the directory whose
+ * listings AN_BY_TARGET follows (the trace prepared there), else NULL.
+ * 0 or -errno (message printed).
+ */
 int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
-	       struct an_reorder_stats *st);
+	       const char *target, struct an_reorder_stats *st);
+
+/* ---- a target's directory order (listing.c) ---------------------------- */
+
+struct an_listing;
+/* Reads directory dir's entries in readdir order (. and .. left out). 0 or -errno. */
+int an_listing_read(const char *dir, struct an_listing **out);
+/* The 1-based readdir position of name, 0 when it is not there. */
+uint64_t an_listing_pos(const struct an_listing *l, const char *name);
+void an_listing_free(struct an_listing *l);
 
 /* ---- filter (filter.c) -------------------------------------------------- */
 

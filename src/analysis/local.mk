@@ -11,6 +11,7 @@ libanalysis_a_SOURCES = \
 	src/analysis/report.c \
 	src/analysis/filter.c \
 	src/analysis/reorder.c \
+	src/analysis/listing.c \
 	src/analysis/anonymize.h \
 	src/analysis/anon_token.c \
 	src/analysis/anon_sorted.c \
@@ -55,6 +56,7 @@ ANALYSIS_TESTS = \
 	tests/integration/t3030-report-order-recorded.sh \
 	tests/integration/t3040-report-order-xproc.sh \
 	tests/integration/t3050-reorder-bounded-memory.sh \
+	tests/integration/t3060-reorder-target.sh \
 	tests/integration/t3200-anonymize.sh \
 	tests/integration/t3210-anonymize-order.sh
 TESTS += $(ANALYSIS_TESTS)

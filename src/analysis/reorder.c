@@ -1,7 +1,9 @@
 /*
  * reorder.c: `fstap reorder`: a variant of a trace in which each thread
- * visits the files of a directory in another order (readdir, name, inode or
- * a seeded random order): the order-sensitivity experiment of the news
+ * visits the files of a directory in another order (readdir, name, inode, a
+ * seeded random order, or the order in which a prepared target's own
+ * readdir returns the directory's entries): the order-sensitivity
+ * experiment of the news
  * spool case. Only the order and the times of records change; the records
  * themselves, the initial state and the process records are copied.
  *
@@ -38,9 +40,13 @@
  * holds the resolved records in a heap and writes those below that bound:
  * its memory is that of the open runs, the open handles and the records
  * they span, not of the trace. A run ends with its groups freed; a handle
- * ends with its release.
+ * ends with its release. The target-readdir order reads, when a run of two
+ * groups or more closes, the listing of the run's directory under the
+ * target, and keeps only the latest directory's listing (listing.c).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,7 +59,8 @@
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
 
-const char *const an_order_names[AN_BY_NR] = { "readdir", "name", "inode", "random" };
+const char *const an_order_names[AN_BY_NR] = { "readdir", "name", "inode", "random",
+						"target-readdir" };
 
 /* A record the plan holds until its new time is known. */
 struct mref {
@@ -107,6 +114,9 @@ struct plan {
 	struct an_objtab *handles;	/* priv: the group that opened the handle */
 	struct an_objtab *files;	/* priv: the file's latest group, while its run is open */
 	struct fstap_pathmap *pm;
+	const char *target;		/* AN_BY_TARGET: the prepared directory */
+	char *lpath;			/* the directory of listing, under target */
+	struct an_listing *listing;	/* its entries in the target's readdir order */
 	struct prun **active;
 	size_t nactive, capactive;
 	struct grp *held;		/* placed groups that open handles still reach */
@@ -177,6 +187,7 @@ static int cmp_grp(const void *a, const void *b, void *arg)
 
 	switch (by) {
 	case AN_BY_READDIR:
+	case AN_BY_TARGET:
 		if (!x->pos != !y->pos)
 			return x->pos ? -1 : 1;
 		c = (x->pos > y->pos) - (x->pos < y->pos);
@@ -258,6 +269,34 @@ static int place(struct plan *p, struct grp *g, int64_t delta)
 	return 0;
 }
 
+/*
+ * AN_BY_TARGET: each group's position in the readdir order of the run's
+ * directory under the target (0, last, for a name that is not there).
+ */
+static int target_positions(struct plan *p, struct prun *r)
+{
+	char rel[PATH_MAX], *path;
+	size_t k;
+	int len = fstap_pathmap_path(p->pm, r->dir, rel, sizeof(rel));
+
+	if (len < 0 || asprintf(&path, "%s%s", p->target, rel) < 0)
+		path = NULL;
+	if (!path || !p->lpath || strcmp(path, p->lpath)) {
+		an_listing_free(p->listing);
+		p->listing = NULL;
+		free(p->lpath);
+		p->lpath = path;
+		/* a directory the target lacks: every group unknown, the original order */
+		if (path && an_listing_read(path, &p->listing) == -ENOMEM)
+			return -ENOMEM;
+	} else {
+		free(path);
+	}
+	for (k = 0; k < r->ng; k++)
+		r->g[k]->pos = an_listing_pos(p->listing, (const char *)r->g[k]->name);
+	return 0;
+}
+
 static int shuffle_run(struct plan *p, struct prun *r, struct grp ***out)
 {
 	struct grp **order;
@@ -266,6 +305,8 @@ static int shuffle_run(struct plan *p, struct prun *r, struct grp ***out)
 	*out = NULL;
 	if (r->ng < 2)
 		return 0;
+	if (p->by == AN_BY_TARGET && p->target && target_positions(p, r))
+		return -ENOMEM;
 	order = malloc(r->ng * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
@@ -613,10 +654,11 @@ static int step(struct plan *p, const struct mref *m)
 }
 
 static int plan_init(struct plan *p, struct an_objtab *objs, struct fstap_pathmap *pm,
-		     enum an_order by, uint64_t seed, resolve_fn resolve, void *arg)
+		     enum an_order by, uint64_t seed, const char *target, resolve_fn resolve,
+		     void *arg)
 {
-	*p = (struct plan){ .by = by, .rng = seed, .objs = objs, .pm = pm, .resolve = resolve,
-			    .arg = arg };
+	*p = (struct plan){ .by = by, .rng = seed, .objs = objs, .pm = pm, .target = target,
+			    .resolve = resolve, .arg = arg };
 	if (an_objtab_new(&p->threads) || an_objtab_new(&p->handles) || an_objtab_new(&p->files))
 		return -ENOMEM;
 	return 0;
@@ -674,6 +716,10 @@ static int plan_end(struct plan *p, int err)
 		grp_free(g);
 	}
 	free(p->active);
+	an_listing_free(p->listing);
+	free(p->lpath);
+	p->listing = NULL;
+	p->lpath = NULL;
 	an_objtab_free(p->threads);
 	an_objtab_free(p->handles);
 	an_objtab_free(p->files);
@@ -700,7 +746,7 @@ int an_reorder_plan(const struct fstap_rec *const *recs, size_t n, struct an_obj
 		group[i] = run[i] = 0;
 		new_t[i] = recs[i]->start_ns;
 	}
-	ret = plan_init(&p, objs, pm, by, seed, set_new_t, new_t);
+	ret = plan_init(&p, objs, pm, by, seed, NULL, set_new_t, new_t);
 	p.group = group;
 	p.run = run;
 	for (i = 0; i < n && !ret; i++)
@@ -821,12 +867,19 @@ static int reorder_one(struct plan *p, struct outq *q, const struct fstap_rec *r
 	return ret;
 }
 
-static char *reorder_metadata(struct fstap_reader *r, const char *in, enum an_order by, uint64_t seed)
+static char *reorder_metadata(struct fstap_reader *r, const char *in, enum an_order by,
+			      uint64_t seed, const char *target)
 {
 	json_t *j = json_pack("{s:s, s:s, s:s, s:I}", "tool", "fstap reorder", "source", in,
 			      "by", an_order_names[by], "seed", (json_int_t)seed);
-	char *step = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	char *meta = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
+	char *step, *meta;
+
+	if (j && target && json_object_set_new(j, "target", json_string(target))) {
+		json_decref(j);
+		j = NULL;
+	}
+	step = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	meta = step ? an_metadata_with_transform(fstap_reader_info(r), step) : NULL;
 
 	json_decref(j);
 	free(step);
@@ -871,7 +924,7 @@ static int reorder_stream(struct fstap_reader *r, struct fstap_sorter *s, struct
 }
 
 int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
-	       struct an_reorder_stats *st)
+	       const char *target, struct an_reorder_stats *st)
 {
 	struct fstap_reader *r = NULL;
 	struct fstap_sorter *s = NULL;
@@ -891,9 +944,9 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 		return ret;
 	/* flags as the input's: a cut input's output gets one watermark, at the end */
 	info = *fstap_reader_info(r);
-	info.metadata_json = reorder_metadata(r, in, by, seed);
+	info.metadata_json = reorder_metadata(r, in, by, seed, target);
 	if (!info.metadata_json || an_objtab_new(&objs) || fstap_pathmap_new(&pm) ||
-	    plan_init(&p, objs, pm, by, seed, outq_push, &q)) {
+	    plan_init(&p, objs, pm, by, seed, target, outq_push, &q)) {
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}

@@ -16,6 +16,7 @@
 #include "compare/compare.h"
 #include "disk/disk.h"
 #include "fstap/log.h"
+#include "fstap/util.h"
 #include "replay/replay.h"
 
 static const char usage[] =
@@ -54,7 +55,9 @@ static const char usage[] =
 	"\n"
 	"What runs:\n"
 	"  --variant=LIST       trace variants: recorded (the default), readdir,\n"
-	"                       name, inode, random (made with 'fstap reorder')\n"
+	"                       name, inode, random (made with 'fstap reorder'),\n"
+	"                       target-readdir (the candidate's own readdir order,\n"
+	"                       made for each run after prepare)\n"
 	"  --runs=N             runs per candidate and variant (default 3); the runs\n"
 	"                       of all rows are interleaved in a shuffled order\n"
 	"  --runs=auto          runs until every verdict is decided: first the runs\n"
@@ -138,7 +141,8 @@ static int add_fs_list(struct cmp_config *o, const char *list)
 
 static int add_variants(struct cmp_config *o, const char *list)
 {
-	static const char *const known[] = { "recorded", "readdir", "name", "inode", "random" };
+	static const char *const known[] = { "recorded", "readdir", "name", "inode", "random",
+					     "target-readdir" };
 	const char *p = list;
 	unsigned i, k;
 
@@ -146,11 +150,13 @@ static int add_variants(struct cmp_config *o, const char *list)
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
-		for (k = 0; k < 5 && (strlen(known[k]) != len || strncmp(known[k], p, len)); k++)
+		for (k = 0; k < ARRAY_SIZE(known) && (strlen(known[k]) != len ||
+						      strncmp(known[k], p, len)); k++)
 			;
-		if (k == 5)
+		if (k == ARRAY_SIZE(known))
 			return cmd_usage_error("compare", "--variant: '%.*s' is not one of recorded, "
-					       "readdir, name, inode, random", (int)len, p);
+					       "readdir, name, inode, random, target-readdir",
+					       (int)len, p);
 		for (i = 0; i < o->nvar; i++)
 			if (o->variants[i] == known[k])
 				return cmd_usage_error("compare", "--variant: '%s' given twice",

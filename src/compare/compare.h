@@ -287,6 +287,18 @@ int cmp_make_image(const char *path, uint64_t size, char *reason, size_t rlen);
 /* Detaches a loop device (waiting while it is busy); warns on failure. */
 void cmp_loop_detach(const char *dev);
 
+/* ---- variants made during each run (variant.c) -------------------------- */
+
+/* True for a variant made from the prepared target (target-readdir). */
+bool cmp_variant_at_run(const char *variant);
+/*
+ * Makes that variant of trace for the target just prepared: its path in
+ * out (under the work directory). 0, or -1 with the reason.
+ */
+int cmp_variant_make(const struct cmp_env *env, const char *variant, const char *trace,
+		     const char *target, const char *log, char *out, size_t len, char *reason,
+		     size_t rlen);
+
 /* ---- --disk: the images on a modeled device (disk.c) ------------------- */
 
 enum { CMP_DISK_DATA, CMP_DISK_LOG, CMP_DISK_TAGS };
@@ -334,7 +346,7 @@ void cmp_disk_section(FILE *f, const struct cmp_results *res, int cw, int vw);
 /* ---- a whole compare (session.c, preflight.c) ---------------------------- */
 
 #define CMP_MAX_CANDS 64
-#define CMP_MAX_VARIANTS 5
+#define CMP_MAX_VARIANTS 6
 
 /* What the command line asked for (src/cli/cmd-compare.c fills it). */
 struct cmp_config {

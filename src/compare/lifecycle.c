@@ -488,7 +488,7 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 {
 	const struct cmp_candidate *c = row->cand;
 	char mnt[PATH_MAX], target[PATH_MAX], json[PATH_MAX], arg_json[PATH_MAX + 8];
-	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16];
+	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16], vtrace[PATH_MAX];
 	char reason[sizeof(row->reason)], *argv[64], dev[64] = "";
 	struct cmp_blkstat st0, st1;
 	struct cmp_run r;
@@ -523,6 +523,16 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason))) {
 		cmp_row_fail(row, "%s", reason);
 		return -1;
+	}
+
+	if (cmp_variant_at_run(row->variant)) {
+		progress(env, row, run, runs, row->variant);
+		if (cmp_variant_make(env, row->variant, trace, target, log, vtrace, sizeof(vtrace),
+				     reason, sizeof(reason))) {
+			cmp_row_fail(row, "%s", reason);
+			return -1;
+		}
+		trace = vtrace;
 	}
 
 	progress(env, row, run, runs, "replay");

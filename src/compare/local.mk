@@ -14,7 +14,8 @@ libcompare_a_SOURCES = \
 	src/compare/device.c \
 	src/compare/summary.c \
 	src/compare/preflight.c \
-	src/compare/session.c
+	src/compare/session.c \
+	src/compare/variant.c
 libcompare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-compare.c

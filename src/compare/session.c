@@ -109,7 +109,8 @@ static void make_variants(const struct cmp_config *o, const struct cmp_env *env,
 
 		vtrace[v] = NULL;
 		vfail[v] = NULL;
-		if (!strcmp(o->variants[v], "recorded")) {
+		/* target-readdir: made from each run's prepared target (variant.c) */
+		if (!strcmp(o->variants[v], "recorded") || cmp_variant_at_run(o->variants[v])) {
 			vtrace[v] = strdup(o->trace);
 			continue;
 		}
