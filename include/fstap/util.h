@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -30,6 +31,12 @@ static inline uint64_t fstap_sat_add(uint64_t a, uint64_t b)
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t fstap_now_ns(void);
+
+/* A timestamp (st_mtim...) in nanoseconds since the epoch, negative before it. */
+static inline int64_t fstap_timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
+}
 
 /* Mixes the bits of x so that any subset of the result is well spread. */
 static inline uint64_t fstap_hash64(uint64_t x)

@@ -14,12 +14,8 @@
 #include <unistd.h>
 
 #include "fstap/state.h"
+#include "fstap/util.h"
 #include "fstap/xattr.h"
-
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
-}
 
 /*
  * The value of xattr p into the free part of sb->xvals: its size, or -1. A
@@ -125,9 +121,9 @@ int fstap_state_inode(struct fstap_statebuf *sb, int dirfd, const char *name,
 	r.owner_uid = st->st_uid;
 	r.owner_gid = st->st_gid;
 	r.size = (uint64_t)st->st_size;
-	r.atime = ts_ns(&st->st_atim);
-	r.mtime = ts_ns(&st->st_mtim);
-	r.ctime = ts_ns(&st->st_ctim);
+	r.atime = fstap_timespec_ns(&st->st_atim);
+	r.mtime = fstap_timespec_ns(&st->st_mtim);
+	r.ctime = fstap_timespec_ns(&st->st_ctim);
 	r.ino = st->st_ino;
 	r.nlink = st->st_nlink;
 	r.rdev = st->st_rdev;

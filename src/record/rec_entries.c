@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstap/util.h"
 #include "record/rec_ops_i.h"
 
 void rec_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -98,11 +99,6 @@ void rec_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	rq_emit(&q);
 }
 
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * 1000000000ll + ts->tv_nsec;
-}
-
 void rec_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		 struct fuse_file_info *fi)
 {
@@ -133,9 +129,9 @@ void rec_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	if (valid & FUSE_SET_ATTR_SIZE)
 		q.r.size = (uint64_t)attr->st_size;
 	if ((valid & FUSE_SET_ATTR_ATIME) && !(valid & FUSE_SET_ATTR_ATIME_NOW))
-		q.r.atime = ts_ns(&attr->st_atim);
+		q.r.atime = fstap_timespec_ns(&attr->st_atim);
 	if ((valid & FUSE_SET_ATTR_MTIME) && !(valid & FUSE_SET_ATTR_MTIME_NOW))
-		q.r.mtime = ts_ns(&attr->st_mtim);
+		q.r.mtime = fstap_timespec_ns(&attr->st_mtim);
 	if (valid & FUSE_SET_ATTR_CTIME)
 		q.r.flags |= FSTAP_RF_KERNEL;
 	rq_emit(&q);

@@ -169,6 +169,18 @@ START_TEST(sat_add_clock_hash)
 }
 END_TEST
 
+START_TEST(timespec_ns)
+{
+	struct timespec t = { .tv_sec = 2, .tv_nsec = 5 };
+
+	ck_assert_int_eq(fstap_timespec_ns(&t), 2000000005ll);
+	t = (struct timespec){ .tv_sec = -1, .tv_nsec = 500000000 };	/* 0.5 s before */
+	ck_assert_int_eq(fstap_timespec_ns(&t), -500000000ll);
+	t = (struct timespec){ .tv_sec = 4000000000ll, .tv_nsec = 999999999 };	/* past 2038 */
+	ck_assert_int_eq(fstap_timespec_ns(&t), 4000000000999999999ll);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("util");
@@ -182,6 +194,7 @@ int main(void)
 	tcase_add_test(tc, map_collisions);
 	tcase_add_test(tc, map_iterate_and_pointers);
 	tcase_add_test(tc, sat_add_clock_hash);
+	tcase_add_test(tc, timespec_ns);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
