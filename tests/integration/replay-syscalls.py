@@ -316,7 +316,9 @@ def app(root):
 XATTR_CALLS = ("setxattr", "getxattr", "listxattr", "removexattr")
 ANY_CALL = re.compile(r'^(\d+) +(openat|fsync|fdatasync|fallocate|copy_file_range|renameat2|'
                       r'[lf]?(?:set|get|list|remove)xattr)\((.*)\) += (-?\d+)')
-ARG = re.compile(r'(\d+)<([^>]*)>|"([^"]*)"|\[(\d+)\]|([A-Z_|0-9]+)')
+# An argument: an fd with its path (-y), a string, a [number], a word (a
+# flag, a number, AT_FDCWD with its path, which the word takes in whole).
+ARG = re.compile(r'(\d+)<([^>]*)>|"([^"]*)"|\[(\d+)\]|([A-Z_|0-9]+)(?:<[^>]*>)?')
 
 
 def normalized(log, root, skip_main):
