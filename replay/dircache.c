@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "exec_i.h"
 uint64_t rp_shared_dir_opens(struct rp_shared *sh)
 {
@@ -207,7 +208,7 @@ int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 
 	if (!dpath)
 		return RP_E_UNKNOWN;
-	if (!rp_path_ok(dpath))
+	if (!fstap_path_valid(dpath))
 		return RP_E_REFUSED;
 	if (!dpath[1])
 		return sh->root_fd;

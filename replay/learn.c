@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "fstap/devnode.h"
+#include "fstap/name.h"
 #include "fstap/pathmap.h"
 #include "run_i.h"
 
@@ -154,7 +155,7 @@ static void ns_change_entry(struct run *r, const char *dir, struct fstap_bytes n
 {
 	size_t len = dir ? strlen(dir) : 0;
 
-	if (!dir || !rp_name_ok(name) || len + 1 + name.len >= sizeof(r->p1)) {
+	if (!dir || !fstap_name_valid(name) || len + 1 + name.len >= sizeof(r->p1)) {
 		rp_shared_ns_change(r->sh, r->ns_gen, NULL);
 		return;
 	}

@@ -1,49 +1,21 @@
 /*
- * paths.c: confinement of names and paths, and the directory and final
- * name an executor's system call is issued at: a single plain entry name,
- * a path as the pathmap writes it, the directory held from the cache
- * (dircache.c), and the working directory for the l*xattr calls (the
- * entry's serial number, not its descriptor number, says which it is).
+ * paths.c: confinement of names and paths (fstap/name.h's checks), and the
+ * directory and final name an executor's system call is issued at: a
+ * single plain entry name, a path as the pathmap writes it, the directory
+ * held from the cache (dircache.c), and the working directory for the
+ * l*xattr calls (the entry's serial number, not its descriptor number,
+ * says which it is).
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "exec_i.h"
-bool rp_name_ok(struct fstap_bytes name)
-{
-	if (!name.len || name.len >= NAME_BUF)
-		return false;
-	if (memchr(name.ptr, '/', name.len) || memchr(name.ptr, '\0', name.len))
-		return false;
-	if ((name.len == 1 && name.ptr[0] == '.') ||
-	    (name.len == 2 && name.ptr[0] == '.' && name.ptr[1] == '.'))
-		return false;
-	return true;
-}
-
-bool rp_path_ok(const char *path)
-{
-	const char *p = path, *e;
-
-	if (!path || path[0] != '/')
-		return false;
-	if (!path[1])
-		return true;
-	while (*p == '/') {
-		p++;
-		e = strchrnul(p, '/');
-		if (e == p || (e - p == 1 && p[0] == '.') ||
-		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		p = e;
-	}
-	return *p == '\0';
-}
 
 int rp_name_cstr(struct fstap_bytes b, char *buf)
 {
-	if (!rp_name_ok(b))
+	if (!fstap_name_valid(b))
 		return RP_E_REFUSED;
 	memcpy(buf, b.ptr, b.len);
 	buf[b.len] = '\0';
@@ -71,7 +43,7 @@ int rp_obj_at(struct rp_exec *x, const struct rp_task *t, const char *path, char
 
 	if (!path)
 		return RP_E_UNKNOWN;
-	if (!rp_path_ok(path))
+	if (!fstap_path_valid(path))
 		return RP_E_REFUSED;
 	if (!path[1]) {
 		strcpy(nbuf, ".");

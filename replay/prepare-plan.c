@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fstap/name.h"
 #include "fstap/xattr.h"
 #include "prepare.h"
 
@@ -388,15 +389,6 @@ int prep_model_read(struct prep_model *m, const char *trace, char **errmsg)
 
 /* ---- validation ---------------------------------------------------------- */
 
-bool prep_name_valid(const char *name, size_t len)
-{
-	if (len == 0 || len > NAME_MAX)
-		return false;
-	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
-		return false;
-	return !memchr(name, '/', len) && !memchr(name, '\0', len);
-}
-
 static bool obj_is_dir(const struct prep_model *m, uint32_t idx)
 {
 	return idx == 0 || S_ISDIR(m->objs[idx].mode);
@@ -444,10 +436,11 @@ static int validate(struct prep_model *m)
 		qsort(m->dents, m->ndents, sizeof(*m->dents), dent_cmp);
 	for (i = 0; i < m->ndents; i++) {
 		struct prep_dent *d = &m->dents[i];
+		struct fstap_bytes name = { (const uint8_t *)d->name, d->name_len };
 
 		d->parent_idx = obj_find(m, d->parent);
 		d->child_idx = obj_find(m, d->child);
-		if (!prep_name_valid(d->name, d->name_len)) {
+		if (!fstap_name_valid(name)) {
 			prep_note(m, PREP_SKIP_BAD_NAME, NONE, i, 0);
 		} else if (d->parent_idx == NONE) {
 			prep_note(m, PREP_SKIP_NO_STATE, NONE, i, 0);

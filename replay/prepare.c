@@ -168,7 +168,7 @@ static int open_beneath(int dirfd, const char *name)
 			return fd;
 		no_openat2 = true;
 	}
-	/* name is one component (prep_name_valid), so this is as strict. */
+	/* name is one component (fstap_name_valid), so this is as strict. */
 	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 

@@ -163,12 +163,6 @@ void prep_note(struct prep_model *m, enum prep_skip why, uint32_t obj, uint32_t 
 uint32_t prep_extents_normalize(struct fstap_extent *e, uint32_t n, uint64_t size);
 
 /*
- * Whether name[0..len) may be created as one directory entry: not empty,
- * not "." or "..", no '/' and no NUL, at most NAME_MAX bytes.
- */
-bool prep_name_valid(const char *name, size_t len);
-
-/*
  * The path of an object or a dentry below the target, for messages (never
  * for system calls): "a/b", bytes outside printable ASCII as \xNN; objects
  * without a planned name as "<obj:N>". Returns buf.

@@ -347,11 +347,6 @@ void rp_exec_free(struct rp_exec *x);
 /* Runs the executor of t's op and accounts the result; returns it. */
 int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t);
 
-/* Name checks (paths.c): a single, non-special entry name. */
-bool rp_name_ok(struct fstap_bytes name);
-/* A path as pathmap writes it: "/", or "/a/b" with only plain components. */
-bool rp_path_ok(const char *path);
-
 /* ---- classify.c ------------------------------------------------------------ */
 
 /* Whether lookup l is absorbed by next, the same thread's next record. */

@@ -7,6 +7,7 @@
 # disk: it is made with a number that reaches no device). Each attempt is
 # refused or fails and is counted as a divergence; the sentinel directory
 # is unchanged. With --devices, mknod keeps the recorded device numbers.
+# A name over NAME_MAX is refused by prepare and replay alike.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -111,5 +112,38 @@ expect_exit 0 "$FSTAP" replay --devices "$T/dev.trace" "$T/devdir2" &&
 	expect_grep "$T/out" "divergences:  0"
 [ "$(stat -c '%F %t:%T' "$T/devdir2/zero")" = "character special file 1:5" ] ||
 	fail "--devices: the character device is not the recorded one"
+
+# A name over NAME_MAX (300 bytes), in the initial state and in a mkdir:
+# prepare skips it as an invalid name and the replay refuses it before any
+# system call (the mkdir, and the getattr of the object it names); a name
+# of NAME_MAX bytes is made by both.
+long=$(printf '%0300d' 0 | tr 0 x)
+max=$(printf '%0255d' 0 | tr 0 y)
+mkdir "$T/longdir"
+cat >"$T/long.jsonl" <<J
+{"fstap":"trace","version":"1.0"}
+{"op":"state_inode","obj":1,"mode":16877,"ino":2,"nlink":3}
+{"op":"state_dentry","obj":1,"name":"$long","child":2}
+{"op":"state_inode","obj":2,"mode":33188,"ino":3,"nlink":1}
+{"op":"state_dentry","obj":1,"name":"$max","child":3}
+{"op":"state_inode","obj":3,"mode":16877,"ino":4,"nlink":2}
+{"op":"mkdir","t":10,"dur":1,"tid":5,"pid":5,"obj":3,"name":"$long","mode":493,"child":21}
+{"op":"getattr","t":20,"dur":1,"tid":5,"pid":5,"obj":2}
+{"op":"mkdir","t":30,"dur":1,"tid":5,"pid":5,"obj":3,"name":"$max","mode":493,"child":22}
+J
+expect_exit 0 "$FSTAP" import -o "$T/long.trace" "$T/long.jsonl"
+expect_exit 0 "$FSTAP" prepare "$T/long.trace" "$T/longdir"
+grep -qxF "fstap: warning: skipped '$long': invalid name" "$T/err" ||
+	fail "prepare: no 'invalid name' warning for the 300-byte name: $(head -c 600 "$T/err")"
+[ "$(ls "$T/longdir")" = "$max" ] || fail "prepare: not just the NAME_MAX name: $(ls "$T/longdir")"
+expect_exit 0 "$FSTAP" replay --divergences="$T/long.div" "$T/long.trace" "$T/longdir"
+python3 - "$T/long.div" <<'PY' || fail "replay: the 300-byte name is not refused"
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+assert [(x["record"], x["op"], x["kind"], x["replayed"]) for x in d] == \
+    [(5, "mkdir", "refused", None), (6, "getattr", "refused", None)], d
+PY
+[ -d "$T/longdir/$max/$max" ] || fail "replay: the NAME_MAX mkdir was not made"
+[ "$(ls "$T/longdir/$max")" = "$max" ] || fail "replay: more than the NAME_MAX mkdir was made"
 
 finish

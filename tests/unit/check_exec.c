@@ -1,7 +1,6 @@
 /*
  * check_exec.c: the executor table. Every record type has an executor or
- * an explicit reason why it is not replayed; the name and path checks
- * refuse what could leave the target; and executors issue real system
+ * an explicit reason why it is not replayed; executors issue real system
  * calls in a temporary directory, mapping recorded handles to live ones,
  * counting unknown handles and hostile paths instead of failing.
  */
@@ -36,31 +35,6 @@ START_TEST(test_exec_table_complete)
 		if (op >= FSTAP_OP_META_FIRST)
 			ck_assert_ptr_null(rp_exec_ops[op].fn);
 	}
-}
-END_TEST
-
-START_TEST(test_exec_name_and_path_checks)
-{
-	ck_assert(rp_name_ok(B("a")));
-	ck_assert(rp_name_ok(B("...")));
-	ck_assert(rp_name_ok(B(".hidden")));
-	ck_assert(!rp_name_ok(B("")));
-	ck_assert(!rp_name_ok(B(".")));
-	ck_assert(!rp_name_ok(B("..")));
-	ck_assert(!rp_name_ok(B("a/b")));
-	ck_assert(!rp_name_ok(B("/etc")));
-	ck_assert(!rp_name_ok((struct fstap_bytes){ (const uint8_t *)"a\0b", 3 }));
-	ck_assert(rp_path_ok("/"));
-	ck_assert(rp_path_ok("/a/b"));
-	ck_assert(rp_path_ok("/a/.b/..c"));
-	ck_assert(!rp_path_ok("a/b"));
-	ck_assert(!rp_path_ok("<obj:5>/b"));
-	ck_assert(!rp_path_ok("/a/../../x"));
-	ck_assert(!rp_path_ok("/a/./b"));
-	ck_assert(!rp_path_ok("/a//b"));
-	ck_assert(!rp_path_ok("/a/"));
-	ck_assert(!rp_path_ok("/.."));
-	ck_assert(!rp_path_ok(NULL));
 }
 END_TEST
 
@@ -364,7 +338,6 @@ static Suite *exec_suite(void)
 	TCase *tc = tcase_create("Core"), *sys = tcase_create("Syscalls");
 
 	tcase_add_test(tc, test_exec_table_complete);
-	tcase_add_test(tc, test_exec_name_and_path_checks);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(sys, setup, teardown);
 	tcase_add_test(sys, test_exec_dircache_shared);

@@ -30,6 +30,9 @@ START_TEST(names)
 	ck_assert(!name_ok("..", 2));
 	ck_assert(!name_ok("a/b", 3));
 	ck_assert(!name_ok("a\0b", 3));
+	ck_assert(!name_ok("/etc", 4));
+	ck_assert(!name_ok("ab/", 3));
+	ck_assert(name_ok("\xff\xfe", 2));
 	memset(buf, 'x', sizeof(buf));
 	ck_assert(name_ok(buf, NAME_MAX));
 	ck_assert(!name_ok(buf, NAME_MAX + 1));
@@ -52,6 +55,9 @@ START_TEST(paths)
 	ck_assert(!fstap_path_valid("/a/"));
 	ck_assert(!fstap_path_valid("/a/./b"));
 	ck_assert(!fstap_path_valid("/a/.."));
+	ck_assert(!fstap_path_valid("/.."));
+	ck_assert(!fstap_path_valid("/a/../../x"));
+	ck_assert(!fstap_path_valid("<obj:5>/b"));
 	/* A component one byte over NAME_MAX. */
 	p[0] = '/';
 	memset(p + 1, 'x', NAME_MAX + 1);

@@ -1,6 +1,6 @@
 /*
  * check_prepare.c: the pure half of `fstap prepare` (replay/prepare-plan.c):
- * name validation, extent normalization, the three creation orders (parents
+ * extent normalization, the three creation orders (parents
  * always first, hard links after their object and their directory), and
  * hostile initial states (bad names, entries under files, loops, objects
  * without state, a name taken twice, a second name of a directory).
@@ -88,26 +88,6 @@ static uint64_t total_skipped(void)
 		t += m->skipped[i];
 	return t;
 }
-
-START_TEST(test_name_valid)
-{
-	static const struct { const char *s; size_t len; bool ok; } cases[] = {
-		{ "a", 1, true }, { "...", 3, true }, { ".a", 2, true }, { "a..", 3, true },
-		{ "\xff\xfe", 2, true }, { " ", 1, true },
-		{ "", 0, false }, { ".", 1, false }, { "..", 2, false }, { "a/b", 3, false },
-		{ "/", 1, false }, { "a\0b", 3, false }, { "ab/", 3, false },
-	};
-	char longname[300];
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(prep_name_valid(cases[i].s, cases[i].len) == cases[i].ok,
-			      "case %zu", i);
-	memset(longname, 'x', sizeof(longname));
-	ck_assert(prep_name_valid(longname, 255));
-	ck_assert(!prep_name_valid(longname, 256));
-}
-END_TEST
 
 START_TEST(test_extents_normalize)
 {
@@ -294,7 +274,6 @@ static Suite *prepare_suite(void)
 	TCase *tc = tcase_create("Core");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_name_valid);
 	tcase_add_test(tc, test_extents_normalize);
 	tcase_add_test(tc, test_order_creation);
 	tcase_add_test(tc, test_order_name);
