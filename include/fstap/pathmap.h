@@ -7,9 +7,17 @@
  * oldest name (a link adds a name after the others). Unlinking one name
  * leaves the others, and the path moves to the next one; when the last name
  * goes, the object keeps it as its path (as an open but unlinked file
- * does). A directory has one name. Memory grows with the number of objects
- * and names, not with the number of records. Shared by export, replay and
- * analysis.
+ * does). A directory has one name.
+ *
+ * An object is dead once its last name is removed, no handle is open on it
+ * (open, create and opendir less release and releasedir) and no name is in
+ * it. A dead object is forgotten FSTAP_PATHMAP_GRACE_NS of trace time (the
+ * start of the latest operation record) after it died, unless a record
+ * brings it back (a name, a handle) before: until then its path stays, for
+ * the records that still name it (a forget, a state record that came late).
+ * A forgotten object comes out as an unknown one. Memory grows with the
+ * objects alive and those dead within the grace period, not with the
+ * number of records. Shared by export, replay and analysis.
  */
 #ifndef FSTAP_PATHMAP_H
 #define FSTAP_PATHMAP_H
@@ -20,6 +28,8 @@
 #include "fstap/trace.h"
 
 struct fstap_pathmap;
+
+#define FSTAP_PATHMAP_GRACE_NS 2000000000ull	/* a dead object's path stays that long */
 
 int fstap_pathmap_new(struct fstap_pathmap **out);
 void fstap_pathmap_free(struct fstap_pathmap *pm);
@@ -43,6 +53,8 @@ uint64_t fstap_pathmap_lookup(const struct fstap_pathmap *pm, uint64_t dir, stru
  */
 int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *parent,
 		       struct fstap_bytes *name);
+/* Objects known (alive, or dead within the grace period). */
+size_t fstap_pathmap_objects(const struct fstap_pathmap *pm);
 /* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
 

@@ -30,8 +30,17 @@ struct pm_name {
 struct node {
 	uint64_t obj;
 	uint32_t names;		/* its first name (index + 1); 0: none known */
+	uint32_t open;		/* handles open on it (open, create, opendir less releases) */
+	uint32_t kids;		/* names in it (an unlinked one kept as a path included) */
 	bool dir;		/* known to be a directory: it has one name */
 	bool renamed;		/* a record removed or moved one of its names */
+	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
+};
+
+/* A dead object waiting for the grace period to pass. */
+struct grave {
+	uint64_t obj;
+	uint64_t died_ns;	/* the node's died_ns when it was queued */
 };
 
 struct fstap_pathmap {
@@ -44,6 +53,12 @@ struct fstap_pathmap {
 	uint32_t *by_entry;	/* slot -> name index + 1; 0 empty, TOMB deleted */
 	size_t nslots;		/* power of two, > 2 * (max(nnodes, nnames) + ntomb) */
 	size_t ntomb;		/* deleted entry slots, cleared by rehash */
+	uint64_t *dying;	/* objects that may have died during a record */
+	size_t ndying, cap_dying;
+	struct grave *graves;	/* dead objects in order of death: [head, ngraves) */
+	size_t head, ngraves, cap_graves;
+	uint64_t now_ns;	/* the latest start of an operation record */
+	bool oom;		/* a push to dying failed */
 };
 
 #define TOMB UINT32_MAX
@@ -81,7 +96,14 @@ void fstap_pathmap_free(struct fstap_pathmap *pm)
 	free(pm->nodes);
 	free(pm->by_obj);
 	free(pm->by_entry);
+	free(pm->dying);
+	free(pm->graves);
 	free(pm);
+}
+
+size_t fstap_pathmap_objects(const struct fstap_pathmap *pm)
+{
+	return pm->nnodes;
 }
 
 /* ---- the two tables ----------------------------------------------------- */
@@ -194,13 +216,13 @@ static int rehash(struct fstap_pathmap *pm)
 	return 0;
 }
 
-/* Room in both tables for one more node and one more name. */
+/* Room in both tables for two more nodes (an object and its directory) and one more name. */
 static int ensure_room(struct fstap_pathmap *pm)
 {
 	size_t most = pm->nnodes > pm->nnames ? pm->nnodes : pm->nnames;
 
 	/* Tombstones count as load: rehashing clears them. */
-	if (2 * (most + 1 + pm->ntomb) + 8 > pm->nslots)
+	if (2 * (most + 2 + pm->ntomb) + 8 > pm->nslots)
 		return rehash(pm);
 	return 0;
 }
@@ -225,6 +247,40 @@ static uint32_t get_node(struct fstap_pathmap *pm, uint64_t obj)
 	return i;
 }
 
+/* Notes that obj may have died: checked once the record is applied (reap). */
+static void maybe_dying(struct fstap_pathmap *pm, uint64_t obj)
+{
+	if (!obj || obj == FSTAP_ROOT_OBJ)
+		return;
+	if (FSTAP_GROW(pm->dying, pm->ndying + 1, pm->cap_dying)) {
+		pm->oom = true;
+		return;
+	}
+	pm->dying[pm->ndying++] = obj;
+}
+
+/*
+ * One name more (d > 0) or fewer in directory dir: a directory that holds
+ * a name (an open, unlinked file's last one too) lives on. For one more,
+ * the tables have room for a node (ensure_room).
+ */
+static void count_kid(struct fstap_pathmap *pm, uint64_t dir, int d)
+{
+	uint32_t ni;
+
+	if (!dir || dir == FSTAP_ROOT_OBJ)
+		return;
+	ni = d > 0 ? get_node(pm, dir) : find_node(pm, dir);
+	if (ni == NONE) {
+		pm->oom |= d > 0;
+		return;
+	}
+	if (d > 0)
+		pm->nodes[ni].kids++;
+	else if (pm->nodes[ni].kids && !--pm->nodes[ni].kids)
+		maybe_dying(pm, dir);
+}
+
 static uint32_t alloc_name(struct fstap_pathmap *pm)
 {
 	uint32_t i = pm->free_names;
@@ -244,6 +300,7 @@ static void release_name(struct fstap_pathmap *pm, uint32_t idx)
 {
 	struct pm_name *n = &pm->names[idx];
 
+	count_kid(pm, n->parent, -1);
 	free(n->name);
 	memset(n, 0, sizeof(*n));
 	n->next = pm->free_names;
@@ -284,8 +341,10 @@ static void drop_name(struct fstap_pathmap *pm, uint32_t idx)
 
 	remove_entry_slot(pm, idx);
 	nd->renamed = true;
-	if (nd->names == idx + 1 && !pm->names[idx].next)
+	if (nd->names == idx + 1 && !pm->names[idx].next) {
+		maybe_dying(pm, nd->obj);
 		return;
+	}
 	list_remove(pm, nd, idx);
 	release_name(pm, idx);
 }
@@ -370,6 +429,7 @@ static int add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 					   .name_len = name.len };
 	insert_entry_slot(pm, idx);
 	list_add(pm, &pm->nodes[ni], idx, place);
+	count_kid(pm, parent, 1);
 	mark_dir(pm, parent);
 	return 0;
 }
@@ -377,10 +437,12 @@ static int add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 /* Renames name idx to (parent, name) in place: its rank in the list stays. */
 static int move_name(struct fstap_pathmap *pm, uint32_t idx, uint64_t parent, struct fstap_bytes name)
 {
-	char *copy = copy_name(name);
+	char *copy;
 
-	if (!copy)
+	if (ensure_room(pm) || !(copy = copy_name(name)))
 		return -ENOMEM;
+	count_kid(pm, parent, 1);
+	count_kid(pm, pm->names[idx].parent, -1);
 	remove_entry_slot(pm, idx);
 	free(pm->names[idx].name);
 	pm->names[idx].name = copy;
@@ -412,6 +474,118 @@ static void swap_names(struct fstap_pathmap *pm, uint32_t a, uint32_t b)
 	insert_entry_slot(pm, b);
 	pm->nodes[find_node(pm, x->obj)].renamed = true;
 	pm->nodes[find_node(pm, y->obj)].renamed = true;
+}
+
+/* ---- open handles and dead objects -------------------------------------- */
+
+static int open_handle(struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint32_t ni;
+
+	if (!obj || obj == FSTAP_ROOT_OBJ)
+		return 0;
+	if (ensure_room(pm) || (ni = get_node(pm, obj)) == NONE)
+		return -ENOMEM;
+	if (pm->nodes[ni].open < UINT32_MAX)
+		pm->nodes[ni].open++;
+	return 0;
+}
+
+static void close_handle(struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint32_t ni = obj ? find_node(pm, obj) : NONE;
+
+	/* a release without its open (a filtered trace) is ignored */
+	if (ni != NONE && pm->nodes[ni].open && !--pm->nodes[ni].open)
+		maybe_dying(pm, obj);
+}
+
+/*
+ * Dead: its last name removed (or none ever known, for a file), no handle
+ * open and no name in it; the trace cannot name it again.
+ */
+static bool dead(const struct fstap_pathmap *pm, uint32_t ni)
+{
+	const struct node *nd = &pm->nodes[ni];
+
+	if (nd->open || nd->kids)
+		return false;
+	return nd->names ? !pm->names[nd->names - 1].linked : !nd->dir;
+}
+
+/* The slot of obj in by_obj (it is there). */
+static size_t obj_slot(const struct fstap_pathmap *pm, uint64_t obj)
+{
+	size_t mask = pm->nslots - 1, i = fstap_hash64(obj) & mask;
+
+	while (pm->nodes[pm->by_obj[i] - 1].obj != obj)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Forgets node ni: its names, its slot (backward shift), its place in the array. */
+static void forget(struct fstap_pathmap *pm, uint32_t ni)
+{
+	size_t mask = pm->nslots - 1, i, j, last;
+
+	drop_names(pm, ni, true);
+	i = obj_slot(pm, pm->nodes[ni].obj);
+	for (j = (i + 1) & mask; pm->by_obj[j]; j = (j + 1) & mask) {
+		size_t home = fstap_hash64(pm->nodes[pm->by_obj[j] - 1].obj) & mask;
+
+		/* the entry at j may fill the hole at i if i is on its probe path */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			pm->by_obj[i] = pm->by_obj[j];
+			i = j;
+		}
+	}
+	pm->by_obj[i] = 0;
+	last = --pm->nnodes;
+	if (ni != last) {
+		pm->nodes[ni] = pm->nodes[last];
+		pm->by_obj[obj_slot(pm, pm->nodes[ni].obj)] = ni + 1;
+	}
+}
+
+/* Queues the objects that died in the record; 0 or -ENOMEM. */
+static int bury(struct fstap_pathmap *pm)
+{
+	while (pm->ndying) {
+		uint32_t ni = find_node(pm, pm->dying[--pm->ndying]);
+
+		if (ni == NONE || !dead(pm, ni))
+			continue;
+		if (pm->head > pm->ngraves / 2 && pm->head > 1024) {
+			memmove(pm->graves, pm->graves + pm->head,
+				(pm->ngraves - pm->head) * sizeof(*pm->graves));
+			pm->ngraves -= pm->head;
+			pm->head = 0;
+		}
+		if (FSTAP_GROW(pm->graves, pm->ngraves + 1, pm->cap_graves))
+			return -ENOMEM;
+		pm->nodes[ni].died_ns = pm->now_ns + 1;
+		pm->graves[pm->ngraves++] = (struct grave){ pm->nodes[ni].obj, pm->now_ns + 1 };
+	}
+	if (pm->oom) {
+		pm->oom = false;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Forgets the objects dead for longer than the grace period (and still dead). */
+static void reap(struct fstap_pathmap *pm)
+{
+	while (pm->head < pm->ngraves &&
+	       pm->graves[pm->head].died_ns - 1 + FSTAP_PATHMAP_GRACE_NS <= pm->now_ns) {
+		const struct grave *g = &pm->graves[pm->head++];
+		uint32_t ni = find_node(pm, g->obj);
+
+		if (ni != NONE && pm->nodes[ni].died_ns == g->died_ns && dead(pm, ni))
+			forget(pm, ni);
+	}
+	if (pm->head == pm->ngraves)
+		pm->head = pm->ngraves = 0;
 }
 
 /* ---- learning from records ---------------------------------------------- */
@@ -531,19 +705,27 @@ static int apply_state_inode(struct fstap_pathmap *pm, const struct fstap_rec *r
 	return 0;
 }
 
-int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+static int apply_one(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 {
 	uint32_t i;
+	int ret;
 
-	if (rec->result < 0)
-		return 0;
 	switch (rec->op) {
 	case FSTAP_OP_STATE_INODE:
 		return apply_state_inode(pm, rec);
 	case FSTAP_OP_STATE_DENTRY:
 		return apply_state_dentry(pm, rec);
-	case FSTAP_OP_LOOKUP:
 	case FSTAP_OP_CREATE:
+		ret = add_name(pm, rec->child, rec->obj, rec->name, NAME_FIRST, false);
+		return ret ? ret : open_handle(pm, rec->child);
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_OPENDIR:
+		return open_handle(pm, rec->obj);
+	case FSTAP_OP_RELEASE:
+	case FSTAP_OP_RELEASEDIR:
+		close_handle(pm, rec->obj);
+		return 0;
+	case FSTAP_OP_LOOKUP:
 	case FSTAP_OP_MKNOD:
 	case FSTAP_OP_SYMLINK:
 		/* The name the request went through: paths use it from now on. */
@@ -564,6 +746,23 @@ int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 	default:
 		return 0;
 	}
+}
+
+int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+{
+	int ret;
+
+	if (!fstap_op_is_meta(rec->op) && rec->start_ns > pm->now_ns)
+		pm->now_ns = rec->start_ns;
+	if (pm->head < pm->ngraves)
+		reap(pm);
+	ret = rec->result < 0 ? 0 : apply_one(pm, rec);
+	if (pm->ndying || pm->oom) {
+		int r2 = bury(pm);
+
+		ret = ret ? ret : r2;
+	}
+	return ret;
 }
 
 /* ---- paths -------------------------------------------------------------- */

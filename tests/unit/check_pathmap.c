@@ -4,7 +4,8 @@
  * exchange), unlink, hard links, unknown objects, growth past a rehash,
  * and a hostile parent loop. Objects with several names: every name is
  * kept, the path follows the name a request went through and moves to a
- * surviving name when one is removed.
+ * surviving name when one is removed. Dead objects (no name, no open
+ * handle, nothing in them) are forgotten after the grace period.
  */
 #include <check.h>
 #include <errno.h>
@@ -302,6 +303,85 @@ START_TEST(test_names_readdir_second_names)
 }
 END_TEST
 
+/* One record at trace time t_ms (ms), for the tests of dead objects. */
+static void at(uint64_t t_ms, unsigned op, uint64_t obj, const char *name, uint64_t child)
+{
+	struct fstap_rec r = { .op = (uint16_t)op, .obj = obj, .child = child,
+			       .start_ns = t_ms * 1000000 };
+
+	if (name)
+		r.name = B(name);
+	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
+}
+
+#define GRACE_MS (FSTAP_PATHMAP_GRACE_NS / 1000000)
+
+START_TEST(test_dead_objects_are_forgotten)
+{
+	const uint64_t n = 100000, first = 100;
+	char name[32];
+	uint64_t i, t = 0;
+
+	/* 100k files created, closed and unlinked; every 100th one stays. */
+	for (i = 0; i < n; i++, t++) {
+		snprintf(name, sizeof(name), "f%llu", (unsigned long long)i);
+		at(t, FSTAP_OP_CREATE, 1, name, first + i);
+		at(t, FSTAP_OP_RELEASE, first + i, NULL, 0);
+		if (i % 100)
+			at(t, FSTAP_OP_UNLINK, 1, name, 0);
+	}
+	/* Within the grace period a dead file keeps its path (a late forget). */
+	ck_assert_str_eq(path(first + n - 2), "/f99998");
+	ck_assert_uint_gt(fstap_pathmap_objects(pm), n / 100);
+	at(t + GRACE_MS, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), n / 100);
+	ck_assert_str_eq(path(first + n - 2), "<obj:100098>");
+	ck_assert_str_eq(path(first + n - 100), "/f99900");
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("f99900")), first + n - 100);
+	ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B("f99901")), 0);
+}
+END_TEST
+
+START_TEST(test_dead_objects_open_or_named_stay)
+{
+	uint64_t t = GRACE_MS + 1;
+
+	/* A file unlinked while open stays until its release. */
+	at(0, FSTAP_OP_CREATE, 1, "open", 2);
+	at(0, FSTAP_OP_UNLINK, 1, "open", 0);
+	/* A removed directory stays while an open, unlinked file was in it. */
+	at(0, FSTAP_OP_MKDIR, 1, "d", 3);
+	at(0, FSTAP_OP_LOOKUP, 3, "x", 4);
+	at(0, FSTAP_OP_OPEN, 4, NULL, 0);
+	at(0, FSTAP_OP_UNLINK, 3, "x", 0);
+	at(0, FSTAP_OP_RMDIR, 1, "d", 0);
+	/* A file that gets a name again within the grace period lives on. */
+	at(0, FSTAP_OP_LOOKUP, 1, "again", 5);
+	at(0, FSTAP_OP_UNLINK, 1, "again", 0);
+	apply(FSTAP_OP_LINK, 5, NULL, 0, 1, "back", 0);
+	at(t, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 4);
+	ck_assert_str_eq(path(2), "/open");
+	ck_assert_str_eq(path(4), "/d/x");
+	ck_assert_str_eq(path(5), "/back");
+	at(t, FSTAP_OP_RELEASE, 2, NULL, 0);
+	at(t, FSTAP_OP_RELEASE, 4, NULL, 0);
+	ck_assert_str_eq(path(4), "/d/x");
+	/* 2 and 4 go a grace period later, then 3, whose last name went. */
+	at(2 * t, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 2);
+	ck_assert_str_eq(path(2), "<obj:2>");
+	ck_assert_str_eq(path(3), "/d");
+	at(3 * t, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 1);
+	ck_assert_str_eq(path(5), "/back");
+	/* A release without its open (a filtered trace) changes nothing. */
+	at(3 * t, FSTAP_OP_RELEASE, 5, NULL, 0);
+	at(4 * t, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_str_eq(path(5), "/back");
+}
+END_TEST
+
 static Suite *pathmap_suite(void)
 {
 	Suite *s = suite_create("pathmap");
@@ -310,6 +390,7 @@ static Suite *pathmap_suite(void)
 
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_checked_fixture(limits, setup, teardown);
+	tcase_set_timeout(limits, 60);
 	tcase_add_checked_fixture(names, setup, teardown);
 	tcase_add_test(core, test_pathmap_names_and_renames);
 	tcase_add_test(core, test_pathmap_failed_ops_and_unknown_objects);
@@ -321,6 +402,8 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(names, test_names_rename_exchange);
 	tcase_add_test(names, test_names_readdir_second_names);
 	tcase_add_test(limits, test_pathmap_many_objects_and_loops);
+	tcase_add_test(limits, test_dead_objects_are_forgotten);
+	tcase_add_test(names, test_dead_objects_open_or_named_stay);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, names);
 	suite_add_tcase(s, limits);
