@@ -55,6 +55,13 @@ int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *p
 		       struct fstap_bytes *name);
 /* Objects known (alive, or dead within the grace period). */
 size_t fstap_pathmap_objects(const struct fstap_pathmap *pm);
+/*
+ * Calls fn(arg, obj) when pm is about to forget obj, from within
+ * fstap_pathmap_apply: obj's path still resolves then; fn must not apply
+ * records. NULL: no call.
+ */
+void fstap_pathmap_on_forget(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
+			     void *arg);
 /* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
 

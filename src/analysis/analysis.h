@@ -76,6 +76,13 @@ int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fs
  * (fstap_pathmap_name). 0 or -ENOMEM.
  */
 int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec);
+/*
+ * From then on, an_objtab_apply forgets an object when its pathmap does
+ * (pathmap.h: dead for the grace period), calling fn(o, arg) first (if not
+ * NULL) while o's path still resolves. An entry the pathmap never knew
+ * (no name) stays.
+ */
+void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 /* Calls fn for every entry. */
 void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 
@@ -115,6 +122,11 @@ int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t fil
  * row per reading that opened a listed entry. 0 or -ENOMEM.
  */
 int an_access_finish(struct an_access *o, const struct an_access_row **rows, size_t *n);
+/*
+ * Ends the readings of dir, a directory gone for good: 1 if that added
+ * rows, 0 if not, -ENOMEM.
+ */
+int an_access_forget(struct an_access *o, uint64_t dir);
 
 /* ---- report (report.c) -------------------------------------------------- */
 

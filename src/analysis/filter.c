@@ -341,6 +341,14 @@ static int find_comm_pids(struct flt *f, const char *in)
 	return ret < 0 ? ret : 0;
 }
 
+/* Also when the pathmap forgets o: nothing can select a record of it any more. */
+static void free_needs(struct an_obj *o, void *arg)
+{
+	(void)arg;
+	free(o->priv);
+	o->priv = NULL;
+}
+
 /* Pass 1: decide. */
 static int decide(struct flt *f, const char *in)
 {
@@ -497,12 +505,6 @@ done:
 	return ret;
 }
 
-static void free_needs(struct an_obj *o, void *arg)
-{
-	(void)arg;
-	free(o->priv);
-	o->priv = NULL;
-}
 
 int an_filter(const char *in, const char *out, const struct an_filter_opts *o,
 	      struct an_filter_stats *st)
@@ -517,6 +519,7 @@ int an_filter(const char *in, const char *out, const struct an_filter_opts *o,
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
+	an_objtab_forget_dead(f.objs, free_needs, NULL);
 	if (o->ncomms && (ret = find_comm_pids(&f, in)))
 		goto done;
 	if ((ret = decide(&f, in)))

@@ -23,7 +23,7 @@ fstap_SOURCES += src/cli/cmd-report.c src/cli/cmd-filter.c src/cli/cmd-reorder.c
 fstap_LDADD += libanalysis.a $(FSTAP_LIBS) $(CRYPTO_LIBS) -lm
 
 ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder tests/unit/check_order \
-	tests/unit/check_anonymize
+	tests/unit/check_anonymize tests/unit/check_objtab
 check_PROGRAMS += $(ANALYSIS_UNIT_TESTS)
 TESTS += $(ANALYSIS_UNIT_TESTS)
 UNIT_TESTS += $(ANALYSIS_UNIT_TESTS)
@@ -44,6 +44,11 @@ tests_unit_check_order_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_order_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_order_LDADD = $(ANALYSIS_UNIT_LDADD)
 
+tests_unit_check_objtab_SOURCES = tests/unit/check_objtab.c
+tests_unit_check_objtab_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_objtab_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_objtab_LDADD = $(ANALYSIS_UNIT_LDADD)
+
 tests_unit_check_anonymize_SOURCES = tests/unit/check_anonymize.c
 tests_unit_check_anonymize_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_anonymize_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
@@ -57,6 +62,7 @@ ANALYSIS_TESTS = \
 	tests/integration/t3040-report-order-xproc.sh \
 	tests/integration/t3050-reorder-bounded-memory.sh \
 	tests/integration/t3060-reorder-target.sh \
+	tests/integration/t3070-analysis-forgotten-objects.sh \
 	tests/integration/t3200-anonymize.sh \
 	tests/integration/t3210-anonymize-order.sh
 TESTS += $(ANALYSIS_TESTS)

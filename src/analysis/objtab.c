@@ -6,7 +6,9 @@
  * pathmap learns them, so that report, reorder and filter see the namespace
  * export and replay see; this table adds the types
  * and inode numbers they need and pathmap does not keep. It is fed records
- * in time order, with the pathmap (an_objtab_apply).
+ * in time order, with the pathmap (an_objtab_apply); it can forget the
+ * objects the pathmap forgets (an_objtab_forget_dead), so that its memory
+ * follows the objects alive, not the trace's length.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +24,9 @@ struct an_objtab {
 	size_t n, cap;
 	struct fstap_map index;	/* obj -> index + 1 */
 	uint32_t zero;		/* index + 1 of object 0, which the map cannot key */
+	bool forget_dead;	/* an_objtab_forget_dead was called */
+	void (*on_forget)(struct an_obj *o, void *arg);
+	void *forget_arg;
 };
 
 int an_objtab_new(struct an_objtab **out)
@@ -278,11 +283,33 @@ static int take_names(struct an_objtab *t, const struct fstap_pathmap *pm,
 	}
 }
 
+void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg)
+{
+	t->forget_dead = true;
+	t->on_forget = fn;
+	t->forget_arg = arg;
+}
+
+/* The pathmap forgets obj: so does the table, after its user's fn. */
+static void forgot(void *arg, uint64_t obj)
+{
+	struct an_objtab *t = arg;
+	struct an_obj *o = an_objtab_get(t, obj);
+
+	if (!o)
+		return;
+	if (t->on_forget)
+		t->on_forget(o, t->forget_arg);
+	an_objtab_del(t, obj);
+}
+
 int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec)
 {
 	uint64_t before[2];
 	int ret;
 
+	if (t->forget_dead)
+		fstap_pathmap_on_forget(pm, forgot, t);
 	named_before(pm, rec, before);
 	if ((ret = learn_types(t, rec)) || (ret = fstap_pathmap_apply(pm, rec)))
 		return ret;

@@ -395,6 +395,18 @@ int an_access_finish(struct an_access *o, const struct an_access_row **rows, siz
 	return o->oom ? -ENOMEM : 0;
 }
 
+int an_access_forget(struct an_access *o, uint64_t dir)
+{
+	struct an_obj *d = an_objtab_get(o->dirs, dir);
+	size_t before = o->nrows;
+
+	if (!d)
+		return 0;
+	end_dir(d, o);
+	an_objtab_del(o->dirs, dir);
+	return o->oom ? -ENOMEM : o->nrows > before;
+}
+
 void an_access_free(struct an_access *o)
 {
 	size_t i;

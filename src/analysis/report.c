@@ -53,6 +53,12 @@ struct proc {
 	uint64_t ops, bytes_read, bytes_written;
 };
 
+/* A directory's operations; path: owned, for one the pathmap forgot (else NULL). */
+struct dir_row {
+	uint64_t obj, ops;
+	char *path;
+};
+
 struct order_row {
 	char *path;
 	uint32_t lister;
@@ -81,6 +87,14 @@ struct rep {
 	struct order_row *rows;
 	size_t nrows;
 	uint64_t nthreads;
+	unsigned top;
+	/* what the end needs of the objects the pathmap forgot */
+	uint64_t gone_files, gone_dirs;	/* touched */
+	struct dir_row *gone;		/* with operations: the top ones */
+	size_t ngone, capgone;
+	struct fstap_map gone_paths;	/* listed directory -> index + 1 in gone_path */
+	char **gone_path;
+	size_t ngone_path, capgone_path;
 	int oom;
 };
 
@@ -165,7 +179,11 @@ static int order_rows(struct rep *r)
 	for (i = 0; i < n; i++) {
 		struct order_row *w = &r->rows[i];
 
-		if (fstap_pathmap_path(r->pm, rows[i].dir, path, sizeof(path)) < 0)
+		const uint64_t *gone = fstap_map_get(&r->gone_paths, rows[i].dir);
+
+		if (gone)
+			snprintf(path, sizeof(path), "%s", r->gone_path[*gone - 1]);
+		else if (fstap_pathmap_path(r->pm, rows[i].dir, path, sizeof(path)) < 0)
 			snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", rows[i].dir);
 		if (!(w->path = strdup(path)))
 			return -ENOMEM;
@@ -187,6 +205,78 @@ static int opened(struct rep *r, const struct fstap_rec *rec)
 	if (!f || !f->parent)
 		return 0;
 	return an_access_open(r->order, rec->pid, f->parent, rec->obj);
+}
+
+/* ---- objects the pathmap forgets ---------------------------------------- */
+
+static int cmp_dir_row(const void *a, const void *b)
+{
+	const struct dir_row *x = a, *y = b;
+
+	if (x->ops != y->ops)
+		return x->ops < y->ops ? 1 : -1;
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+static char *path_of(struct rep *r, uint64_t obj)
+{
+	char path[PATH_CAP];
+
+	if (fstap_pathmap_path(r->pm, obj, path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", obj);
+	return strdup(path);
+}
+
+/* A forgotten directory's row; only the top ones can be printed, so only they stay. */
+static int keep_gone_dir(struct rep *r, const struct an_obj *o)
+{
+	size_t i;
+
+	if (r->ngone >= 2 * (size_t)r->top + 64) {
+		qsort(r->gone, r->ngone, sizeof(*r->gone), cmp_dir_row);
+		for (i = r->top; i < r->ngone; i++)
+			free(r->gone[i].path);
+		r->ngone = r->top;
+	}
+	if (FSTAP_GROW(r->gone, r->ngone + 1, r->capgone))
+		return -ENOMEM;
+	r->gone[r->ngone] = (struct dir_row){ o->obj, o->u[0], path_of(r, o->obj) };
+	return r->gone[r->ngone++].path ? 0 : -ENOMEM;
+}
+
+/* The path of a forgotten directory that has rows in the access order analysis. */
+static int keep_gone_path(struct rep *r, uint64_t dir)
+{
+	char *p;
+
+	if (fstap_map_get(&r->gone_paths, dir))
+		return 0;
+	if (FSTAP_GROW(r->gone_path, r->ngone_path + 1, r->capgone_path) || !(p = path_of(r, dir)))
+		return -ENOMEM;
+	r->gone_path[r->ngone_path++] = p;
+	return fstap_map_put(&r->gone_paths, dir, r->ngone_path);
+}
+
+/* The pathmap forgets o (dead, pathmap.h): what the report's end needs of it, kept now. */
+static void forgot(struct an_obj *o, void *arg)
+{
+	struct rep *r = arg;
+	int ret;
+
+	if (o->u[1]) {
+		if (o->type == AN_OT_DIR)
+			r->gone_dirs++;
+		else
+			r->gone_files++;
+	}
+	an_objtab_del(r->handles, o->obj | (1ull << 63));
+	ret = an_access_forget(r->order, o->obj);
+	if (ret > 0)
+		ret = keep_gone_path(r, o->obj);
+	if (!ret && o->u[0])
+		ret = keep_gone_dir(r, o);
+	if (ret)
+		r->oom = 1;
 }
 
 /* ---- the pass over the trace -------------------------------------------- */
@@ -283,6 +373,8 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 	/* learn names first: a lookup's child belongs to its directory at once */
 	if ((ret = an_objtab_apply(r->objs, r->pm, rec)))
 		return ret;
+	if ((rec->op == FSTAP_OP_RELEASE || rec->op == FSTAP_OP_RELEASEDIR) && rec->fh)
+		an_objtab_del(r->handles, rec->fh);	/* its offsets end with it */
 	if (rec->flags & FSTAP_RF_KERNEL) {
 		r->kernel_ops++;
 		r->ops[rec->op].kernel++;
@@ -354,10 +446,6 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 
 static json_int_t jint(json_t *o, const char *path);
 
-struct dir_row {
-	uint64_t obj, ops;
-};
-
 struct collect {
 	struct dir_row *rows;
 	size_t n, cap;
@@ -381,17 +469,7 @@ static void collect_obj(struct an_obj *o, void *arg)
 		c->oom = 1;
 		return;
 	}
-	c->rows[c->n].obj = o->obj;
-	c->rows[c->n++].ops = o->u[0];
-}
-
-static int cmp_dir_row(const void *a, const void *b)
-{
-	const struct dir_row *x = a, *y = b;
-
-	if (x->ops != y->ops)
-		return x->ops < y->ops ? 1 : -1;
-	return x->obj < y->obj ? -1 : x->obj > y->obj;
+	c->rows[c->n++] = (struct dir_row){ o->obj, o->u[0], NULL };
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -612,6 +690,14 @@ static json_t *build_json(struct rep *r, unsigned top)
 				      "kernel_written", (json_int_t)r->kernel_bytes_written));
 
 	an_objtab_each(r->objs, collect_obj, &c);
+	c.files += r->gone_files;
+	c.dirs += r->gone_dirs;
+	for (i = 0; i < r->ngone && !c.oom; i++) {
+		if (FSTAP_GROW(c.rows, c.n + 1, c.cap))
+			c.oom = 1;
+		else
+			c.rows[c.n++] = r->gone[i];
+	}
 	if (c.oom)
 		r->oom = 1;
 	json_object_set_new(root, "touched", json_pack("{s:I, s:I}",
@@ -626,7 +712,9 @@ static json_t *build_json(struct rep *r, unsigned top)
 		qsort(c.rows, c.n, sizeof(*c.rows), cmp_dir_row);
 	a = json_array();
 	for (i = 0; i < c.n && i < top; i++) {
-		if (fstap_pathmap_path(r->pm, c.rows[i].obj, path, sizeof(path)) < 0)
+		if (c.rows[i].path)
+			snprintf(path, sizeof(path), "%s", c.rows[i].path);
+		else if (fstap_pathmap_path(r->pm, c.rows[i].obj, path, sizeof(path)) < 0)
 			snprintf(path, sizeof(path), "<obj:%" PRIu64 ">", c.rows[i].obj);
 		json_array_append_new(a, json_pack("{s:s, s:I}", "path", path,
 						   "ops", (json_int_t)c.rows[i].ops));
@@ -881,7 +969,7 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 {
 	struct fstap_reader *rd = NULL;
 	struct fstap_sorter *s = NULL;
-	struct rep r = { .trace = trace };
+	struct rep r = { .trace = trace, .top = opts->top };
 	struct fstap_rec rec;
 	json_t *root = NULL;
 	char line[256];
@@ -895,6 +983,7 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
+	an_objtab_forget_dead(r.objs, forgot, &r);
 	while ((ret = fstap_sorter_next(s, &rec)) == 1)
 		if ((ret = account(&r, &rec)))
 			break;
@@ -948,6 +1037,13 @@ done:
 	for (i = 0; i < r.nrows; i++)
 		free(r.rows[i].path);
 	free(r.rows);
+	for (i = 0; i < r.ngone; i++)
+		free(r.gone[i].path);
+	free(r.gone);
+	for (i = 0; i < r.ngone_path; i++)
+		free(r.gone_path[i]);
+	free(r.gone_path);
+	fstap_map_release(&r.gone_paths);
 	fstap_sorter_free(s);
 	fstap_reader_close(rd);
 	return ret;

@@ -58,6 +58,8 @@ struct fstap_pathmap {
 	struct grave *graves;	/* dead objects in order of death: [head, ngraves) */
 	size_t head, ngraves, cap_graves;
 	uint64_t now_ns;	/* the latest start of an operation record */
+	void (*on_forget)(void *arg, uint64_t obj);
+	void *forget_arg;
 	bool oom;		/* a push to dying failed */
 };
 
@@ -104,6 +106,13 @@ void fstap_pathmap_free(struct fstap_pathmap *pm)
 size_t fstap_pathmap_objects(const struct fstap_pathmap *pm)
 {
 	return pm->nnodes;
+}
+
+void fstap_pathmap_on_forget(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
+			     void *arg)
+{
+	pm->on_forget = fn;
+	pm->forget_arg = arg;
 }
 
 /* ---- the two tables ----------------------------------------------------- */
@@ -528,6 +537,8 @@ static void forget(struct fstap_pathmap *pm, uint32_t ni)
 {
 	size_t mask = pm->nslots - 1, i, j, last;
 
+	if (pm->on_forget)
+		pm->on_forget(pm->forget_arg, pm->nodes[ni].obj);
 	drop_names(pm, ni, true);
 	i = obj_slot(pm, pm->nodes[ni].obj);
 	for (j = (i + 1) & mask; pm->by_obj[j]; j = (j + 1) & mask) {

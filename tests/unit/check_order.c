@@ -222,6 +222,25 @@ START_TEST(test_order_what_counts)
 }
 END_TEST
 
+START_TEST(test_order_forget_dir)
+{
+	struct fixture f;
+
+	setup(&f);
+	ck_assert_int_eq(an_access_forget(f.o, DIR), 0);
+	list(f.o, f.objs, 10, 5, 0, hashed, 4);
+	open_all(f.o, 10, hashed, 4);
+	/* a directory gone for good: its reading ends, a row at once */
+	ck_assert_int_eq(an_access_forget(f.o, DIR), 1);
+	ck_assert_int_eq(an_access_forget(f.o, DIR), 0);
+	open_all(f.o, 10, hashed, 4);
+	finish(&f);
+	ck_assert_uint_eq(f.n, 1);
+	ck_assert(row_of(&f, 10, 10, 4)->rho[AN_ORD_READDIR] == 1.0);
+	teardown(&f);
+}
+END_TEST
+
 static Suite *order_suite(void)
 {
 	Suite *s = suite_create("order");
@@ -233,6 +252,7 @@ static Suite *order_suite(void)
 	tcase_add_test(core, test_order_own_listing_first);
 	tcase_add_test(core, test_order_listed_again);
 	tcase_add_test(core, test_order_what_counts);
+	tcase_add_test(core, test_order_forget_dir);
 	suite_add_tcase(s, core);
 	return s;
 }
