@@ -31,15 +31,6 @@ uint64_t rp_realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int rp_split_parse(const char *s, enum rp_split *out)
-{
-	if (!strcmp(s, "clone"))
-		*out = RP_SPLIT_CLONE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 {
 	if (src->elapsed_ns > dst->elapsed_ns)
@@ -59,6 +50,7 @@ int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 	dst->getattrs_eof_reads += src->getattrs_eof_reads;
 	dst->writes_merged += src->writes_merged;
 	dst->handles_left += src->handles_left;
+	dst->rank_deps += src->rank_deps;
 	dst->workers += src->workers;
 	dst->incomplete |= src->incomplete;
 	if (src->cut.cut && !dst->cut.cut)

@@ -19,17 +19,29 @@
 #include "fstap/pathmap.h"
 #include "run_i.h"
 
-static struct rp_worker *worker_for(struct run *r, struct tstate *ts, uint32_t tid)
+/* A new worker for c's thread: with --split, a stand-in if another rank replays it. */
+static struct rp_worker *new_worker(struct run *r, const struct fstap_rec *c)
+{
+	int rank;
+
+	if (!r->o->share)
+		return rp_worker_new(r, false);
+	if (rp_share_owner(r->o->share, c, &rank))
+		return NULL;
+	return rp_worker_new(r, !rp_share_mine(r->o->share, rank));
+}
+
+static struct rp_worker *worker_for(struct run *r, struct tstate *ts, const struct fstap_rec *c)
 {
 	if (ts->w)
 		return ts->w;
 	if (r->o->order == RP_ORDER_STRICT) {
-		ts->w = r->nw ? r->w[0] : rp_worker_new(r);
+		ts->w = r->nw ? r->w[0] : new_worker(r, c);
 	} else if (r->nw >= MAX_WORKERS) {
 		/* NEEDSWORK: beyond MAX_WORKERS threads, tids share workers. */
-		ts->w = r->w[tid % r->nw];
+		ts->w = r->w[c->tid % r->nw];
 	} else {
-		ts->w = rp_worker_new(r);
+		ts->w = new_worker(r, c);
 	}
 	return ts->w;
 }
@@ -47,7 +59,7 @@ struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp
 	uint64_t key = t->rec.fh + 1;
 
 	if (op == FSTAP_OP_OPEN || op == FSTAP_OP_CREATE || op == FSTAP_OP_OPENDIR) {
-		struct rp_worker *w = worker_for(r, ts, t->rec.tid);
+		struct rp_worker *w = worker_for(r, ts, &t->rec);
 
 		if (w && key && fstap_map_put(&r->fh_owner, key, w->idx))
 			return NULL;
@@ -62,7 +74,7 @@ struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp
 		    ((t->rec.flags & FSTAP_RF_KERNEL) || t->rec.tid == 0))
 			return r->w[idx];
 	}
-	return worker_for(r, ts, t->rec.tid);
+	return worker_for(r, ts, &t->rec);
 }
 
 /*

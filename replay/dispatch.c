@@ -78,9 +78,41 @@ static bool count_fate(struct rp_result *res, const struct rp_task *t)
 	return true;
 }
 
+/*
+ * --split: where the counters of t go: this replay's result if t's process
+ * (thread) is this rank's, else a result no report shows (every rank
+ * counts its own records: their sum is the trace's).
+ */
+static int counted_in(struct run *r, const struct rp_task *t, struct rp_result **out)
+{
+	int rank, ret;
+
+	*out = r->res;
+	if (!r->o->share)
+		return 0;
+	if ((ret = rp_share_owner(r->o->share, &t->rec, &rank)))
+		return ret;
+	if (!rp_share_mine(r->o->share, rank))
+		*out = &r->others;
+	return 0;
+}
+
+/* --split: counts t's dependencies on the ops of other ranks (t is this rank's). */
+static void count_rank_deps(struct run *r, const struct rp_task *t, const struct rp_worker *w)
+{
+	uint32_t i;
+
+	if (!r->prog || w->remote)
+		return;
+	for (i = 0; i < t->ndeps; i++)
+		if (t->deps[i].w->remote)
+			r->res->rank_deps++;
+}
+
 int rp_dispatch(struct run *r, struct rp_task *t)
 {
 	struct tstate *ts = t->ts;
+	struct rp_result *res = r->res, *cnt;
 	struct rp_worker *w;
 	uint64_t end;
 	bool bump, issue;
@@ -98,12 +130,17 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		r->t0 = now_ns();
 		r->origin = t->rec.start_ns;
 	}
-	if (r->sync_unflagged && (ret = rp_sync_after_write(r, ts, t)))
+	if ((ret = counted_in(r, t, &cnt)))
+		return ret;
+	r->res = cnt;	/* the syncs it finds are counted there */
+	ret = r->sync_unflagged ? rp_sync_after_write(r, ts, t) : 0;
+	r->res = res;
+	if (ret)
 		return ret;
 	rp_getattr_by_handle(r, t);
 	/* a third of a trace's records are not issued (absorbed, the
 	 * kernel's): no paths for them unless the directory cache needs them */
-	issue = count_fate(r->res, t);
+	issue = count_fate(cnt, t);
 	bump = rp_changes_dirs(r, &t->rec);
 	if ((issue || bump) && (ret = resolve(r, t)))
 		return ret;
@@ -139,6 +176,7 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		ret = rp_deps_resource(r, t, w);
 	if (ret)
 		return ret;
+	count_rank_deps(r, t, w);
 	end = sat_add(t->rec.start_ns, t->rec.dur_ns);
 	if (!w->prev_end)
 		w->prev_end = r->origin;

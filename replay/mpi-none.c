@@ -21,10 +21,12 @@ int rp_mpi_init(int *rank, int *size)
 	return no_mpi();
 }
 
-int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result **out)
+int rp_mpi_run(const struct rp_options *o, enum rp_split split, const char *map,
+	       struct rp_result **out)
 {
 	(void)o;
 	(void)split;
+	(void)map;
 	(void)out;
 	return no_mpi();
 }

@@ -11,6 +11,11 @@
  * and rank 0 gathers them: its result is the sum of the ranks' (merged as
  * --clone merges its clones, clone.c) with each rank's own result kept.
  *
+ * --split=process|thread: every rank replays, on DIR, the recorded
+ * processes (threads) assigned to it (split.c), each operation waiting for
+ * those it depends on on the other ranks (mpi-xfer.c); then the same
+ * gathering.
+ *
  * Every rank ends each run in the same gathering, so a rank whose replay
  * failed is named to the others there; a rank that dies (a signal) is
  * mpirun's to report: it stops the other ranks and names the rank.
@@ -330,7 +335,8 @@ static int gather(int ret, struct rp_result *res, struct rp_result **out)
 	return ret;
 }
 
-int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result **out)
+/* --split=clone: rank k replays DIR/clone-k. */
+static int run_clone(const struct rp_options *o, struct rp_result **out)
 {
 	struct rp_options ro = *o;
 	struct rp_result *res = NULL;
@@ -338,10 +344,8 @@ int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result
 	uint64_t start;
 	int ret, rc;
 
-	(void)split;	/* RP_SPLIT_CLONE, the only one */
 	snprintf(dir, sizeof(dir), RP_CLONE_DIR_FMT, o->dir, (unsigned)my_rank);
 	ro.dir = dir;
-	ro.progress = o->progress && my_rank == 0;
 	if ((rc = MPI_Barrier(MPI_COMM_WORLD)))
 		return mpi_error(rc, "the barrier at the start");
 	start = rp_realtime_ns();
@@ -349,4 +353,63 @@ int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result
 	if (!ret)
 		res->started_ns = start;
 	return gather(ret, res, out);
+}
+
+/*
+ * --split=process|thread: every rank replays its share of the trace on
+ * DIR, its progress exchanged with the others (mpi-xfer.c). A rank whose
+ * setup fails makes every rank skip the run; one whose run fails makes the
+ * others give up: the gathering names the rank.
+ */
+static int run_split(const struct rp_options *o, enum rp_split split, const char *map,
+		     struct rp_result **out)
+{
+	struct rp_options ro = *o;
+	struct rp_result *res = NULL;
+	struct rp_xfer *x = NULL;
+	int ret, rc, bad = 0, anybad = 0;
+	uint64_t start;
+
+	ret = rp_share_new(split, map, my_rank, nranks, &ro.share);
+	bad = ret != 0;
+	if ((rc = MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)))
+		ret = mpi_error(rc, "the setup");
+	if (ret || anybad) {
+		if (!bad)
+			rp_share_free(ro.share);
+		return gather(ret, NULL, out);
+	}
+	/* the others' progress threads would wait for this one's for ever */
+	if (rp_xfer_start(my_rank, nranks, &x))
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	rp_share_set_progress(ro.share, rp_xfer_progress(x));
+	if ((rc = MPI_Barrier(MPI_COMM_WORLD))) {
+		mpi_error(rc, "the barrier at the start");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	start = rp_realtime_ns();
+	ret = rp_run(&ro, &res);
+	rc = rp_xfer_finish(x, ret);
+	rp_share_free(ro.share);
+	if (!ret && rc) {
+		/* another rank failed: it is the one named */
+		rp_result_free(res);
+		res = NULL;
+	} else if (!ret) {
+		res->started_ns = start;
+		if (my_rank)	/* every rank read the whole trace: rank 0 counts it */
+			res->records = res->op_records = 0;
+	}
+	return gather(ret, res, out);
+}
+
+int rp_mpi_run(const struct rp_options *o, enum rp_split split, const char *map,
+	       struct rp_result **out)
+{
+	struct rp_options ro = *o;
+
+	ro.progress = o->progress && my_rank == 0;
+	if (split == RP_SPLIT_CLONE)
+		return run_clone(&ro, out);
+	return run_split(&ro, split, map, out);
 }

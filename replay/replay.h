@@ -47,6 +47,12 @@ struct rp_options {
 	bool progress;		/* a progress line on stderr */
 	bool devices;		/* create the character and block devices mknod asks for */
 	unsigned divlog_max;	/* log the first N divergences of each kind; 0: no log */
+	/*
+	 * --mpi --split=process|thread (replay/split.c): this rank's share of
+	 * the trace's processes or threads; NULL: every operation is this
+	 * replay's.
+	 */
+	struct rp_share *share;
 };
 
 /* Parses "strict" etc.; -EINVAL if unknown. */
@@ -60,6 +66,7 @@ int rp_pace_parse(const char *s, unsigned *pct, bool *native);
 
 /* The outcome of one run (replay/report.c renders it). Opaque. */
 struct rp_result;
+struct rp_share;
 
 /*
  * Runs the replay once. On success returns 0 and the result in *out (free
@@ -88,17 +95,24 @@ int rp_run_clones(const struct rp_options *o, unsigned n, struct rp_result **out
  * mpirun. rp_mpi_init sets up MPI (once) and says this rank and the number
  * of ranks; rp_mpi_run replays one run, each rank its share: with
  * RP_SPLIT_CLONE rank k replays clone k (RP_CLONE_DIR_FMT) after a barrier
- * common to all. Rank 0 gets the reduced result (every rank's own result
+ * common to all; with RP_SPLIT_PROCESS (THREAD) every rank replays the
+ * recorded processes (threads) assigned to it on the one o->dir, round-robin
+ * or as the file map says (NULL: none; rp_share_new), each operation after
+ * the ones it depends on have ended on their ranks. Rank 0 gets the reduced result (every rank's own result
  * kept in it), the others their own. A rank that fails or dies makes every
  * other one fail with an error naming it. 0 or -errno (logged).
  */
 enum rp_split {
 	RP_SPLIT_CLONE,		/* a clone per rank */
+	RP_SPLIT_PROCESS,	/* the recorded processes shared out among the ranks */
+	RP_SPLIT_THREAD,	/* the recorded threads shared out among the ranks */
 	RP_SPLIT_NR
 };
+/* Parses "clone", "process" or "thread"; -EINVAL if unknown. */
 int rp_split_parse(const char *s, enum rp_split *out);
 int rp_mpi_init(int *rank, int *size);
-int rp_mpi_run(const struct rp_options *o, enum rp_split split, struct rp_result **out);
+int rp_mpi_run(const struct rp_options *o, enum rp_split split, const char *map,
+	       struct rp_result **out);
 /* Ends MPI (after the last run; nothing if rp_mpi_init was not called). */
 void rp_mpi_finalize(void);
 

@@ -32,6 +32,7 @@ libreplay_a_SOURCES = \
 	replay/report.c \
 	replay/cgroup.c \
 	replay/clone.c \
+	replay/split.c \
 	replay/durable.c
 libreplay_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 

@@ -20,6 +20,7 @@
 #define FSTAP_REPLAY_I_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -440,6 +441,7 @@ struct rp_result {
 	uint64_t getattrs_absorbed, getattrs_issued, getattrs_eof_reads;
 	uint64_t writes_merged;		/* parts of a kernel-split write, issued with the first */
 	uint64_t handles_left;		/* open at the end of the trace */
+	uint64_t rank_deps;		/* --split: dependencies on ops of other ranks */
 	unsigned workers;
 	bool incomplete;		/* the trace had no footer */
 	struct fstap_cut cut;		/* how it was cut (cut.cut false: not) */
@@ -465,5 +467,34 @@ int rp_result_of_parts(const char *kind, struct rp_result **parts, unsigned n,
 		       struct rp_result **out);
 /* The CLOCK_REALTIME clock, in ns. */
 uint64_t rp_realtime_ns(void);
+
+/* ---- split.c: --mpi --split=process|thread, who replays what --------------- */
+
+/*
+ * This rank's share: split (RP_SPLIT_PROCESS or RP_SPLIT_THREAD), the map
+ * file (NULL: none) loaded and checked against nranks. 0 or -errno (logged).
+ */
+int rp_share_new(enum rp_split split, const char *map, int rank, int nranks,
+		 struct rp_share **out);
+void rp_share_free(struct rp_share *s);
+/* The rank that replays c's process (thread), assigned on first sight. 0 or -ENOMEM. */
+int rp_share_owner(struct rp_share *s, const struct fstap_rec *c, int *rank);
+/* Whether rank is this one. */
+bool rp_share_mine(const struct rp_share *s, int rank);
+struct rp_progress;
+/* The progress of the ranks' workers (run_i.h), or NULL. */
+void rp_share_set_progress(struct rp_share *s, struct rp_progress *p);
+struct rp_progress *rp_share_progress(const struct rp_share *s);
+
+/*
+ * mpi-xfer.c (a build with MPI): the progress thread that tells the ranks'
+ * progress to each other. rp_xfer_finish, after this rank's run (status:
+ * its result, 0 or -errno), tells the others and waits until every rank
+ * has; frees x. It returns 0, or -ECANCELED when another rank failed.
+ */
+struct rp_xfer;
+int rp_xfer_start(int rank, int nranks, struct rp_xfer **out);
+struct rp_progress *rp_xfer_progress(struct rp_xfer *x);
+int rp_xfer_finish(struct rp_xfer *x, int status);
 
 #endif

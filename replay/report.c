@@ -201,6 +201,9 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 	if (r->writes_merged)
 		fprintf(f, "writes:       %llu parts of writes the kernel split, issued with the "
 			"first part\n", (unsigned long long)r->writes_merged);
+	if (r->rank_deps)
+		fprintf(f, "ranks' order: %llu waits for operations of other ranks\n",
+			(unsigned long long)r->rank_deps);
 	if (r->cut.cut)
 		fprintf(f, "trace:        incomplete: replayed the first %.1f s of %.1f s\n",
 			(double)r->cut.cutoff_ns / 1e9, (double)r->cut.end_ns / 1e9);
@@ -350,6 +353,7 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(ga, "eof_reads", json_integer((json_int_t)r->getattrs_eof_reads));
 	json_object_set_new(o, "getattrs", ga);
 	json_object_set_new(o, "writes_merged", json_integer((json_int_t)r->writes_merged));
+	json_object_set_new(o, "rank_deps", json_integer((json_int_t)r->rank_deps));
 	json_object_set_new(o, "handles_left_open", json_integer((json_int_t)r->handles_left));
 	json_object_set_new(o, "incomplete_trace", json_boolean(r->incomplete));
 	if (r->cut.cut)

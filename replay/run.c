@@ -249,9 +249,10 @@ static int run_collect(struct run *r, struct fstap_reader *rd, int ret)
 	res->cut = *fstap_reader_cut(rd);
 	if (!ret && fstap_reader_notice(rd, "replayed", line, sizeof(line)))
 		fstap_warn("%s", line);
-	res->workers = (unsigned)r->nw;
+	res->workers = 0;
 	res->handles_left = rp_shared_open_handles(r->sh);
 	for (i = 0; i < r->nw; i++) {
+		res->workers += !r->w[i]->remote;
 		if (!ret && r->w[i]->err)
 			ret = fstap_error(r->w[i]->err, "cannot start a replay worker");
 		rp_stats_merge(&res->stats, &r->w[i]->stats);
@@ -266,7 +267,7 @@ static int run_collect(struct run *r, struct fstap_reader *rd, int ret)
 
 int rp_run(const struct rp_options *o, struct rp_result **out)
 {
-	struct run r = { .o = o, .cwd_fd = -1 };
+	struct run r = { .o = o, .cwd_fd = -1, .prog = o->share ? rp_share_progress(o->share) : NULL };
 	struct fstap_reader *rd = NULL;
 	struct rp_result *res;
 	struct stat st;

@@ -28,6 +28,7 @@ struct rp_worker {
 	pthread_t th;
 	bool started;		/* its thread runs */
 	bool by_dispatcher;	/* no thread: the dispatcher runs its ops (rp_queue_put) */
+	bool remote;		/* --split: a stand-in, its ops another rank's (mpi-xfer.c) */
 
 	/* queue and progress, protected by mu */
 	pthread_mutex_t mu;
@@ -56,6 +57,37 @@ struct rp_worker {
 	_Alignas(64) struct rp_stats stats;
 	int err;
 };
+
+/*
+ * --split (split.c): the progress of the workers of every rank. Every rank
+ * dispatches the whole trace alike, so worker k is the same recorded
+ * thread on every rank: on the rank that replays it, a worker with a
+ * thread (local); elsewhere a stand-in whose ops are not executed, whose
+ * count of completed ops is what that rank says (remote). mpi-xfer.c
+ * tells the local counts to the other ranks and sets the remote ones.
+ */
+struct rp_progress {
+	_Atomic uint64_t local[MAX_WORKERS];	/* a local worker's completed ops */
+	atomic_uint nlocal;	/* the local workers are below this */
+	_Atomic uint64_t remote[MAX_WORKERS];	/* a stand-in's done, as its rank told */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_uint waiters;
+	atomic_int failed;	/* a rank that failed (the job gives up), or -1 */
+};
+
+void rp_progress_init(struct rp_progress *p);
+void rp_progress_destroy(struct rp_progress *p);
+/* Worker idx is local (the dispatcher says so when it makes it). */
+void rp_progress_local(struct rp_progress *p, unsigned idx);
+/* Local worker idx has completed n ops (the worker says). */
+void rp_progress_count(struct rp_progress *p, unsigned idx, uint64_t n);
+/* Stand-in idx has completed n ops (its rank says); the waiters see it. */
+void rp_progress_set(struct rp_progress *p, unsigned idx, uint64_t n);
+/* Rank failed: every wait returns false from now on. */
+void rp_progress_fail(struct rp_progress *p, int rank);
+/* Waits until stand-in idx has completed n ops; false if the job gave up. */
+bool rp_progress_wait(struct rp_progress *p, unsigned idx, uint64_t n);
 
 /* Per recorded thread, dispatcher only. */
 struct tstate {
@@ -99,6 +131,8 @@ struct run {
 	unsigned qdepth;
 	uint64_t last_progress;
 	struct rp_result *res;
+	struct rp_result others;	/* --split: what the counters of other ranks' records got */
+	struct rp_progress *prog;	/* --split: the ranks' progress, or NULL */
 	struct rp_exec *x;	/* the dispatcher's, while it runs a worker's ops itself */
 	uint64_t read_ahead;	/* how long after a dispatched op's start all records are read */
 	uint32_t first_tid;	/* the thread of the first operation read (not the kernel's) */
@@ -192,8 +226,8 @@ const char *rp_comm_of(const struct run *r, uint32_t pid);
 
 /* ---- worker.c ------------------------------------------------------------- */
 
-/* Starts a worker for r, or NULL. */
-struct rp_worker *rp_worker_new(struct run *r);
+/* Starts a worker for r (remote: a stand-in, no thread), or NULL. */
+struct rp_worker *rp_worker_new(struct run *r, bool remote);
 /* Closes w's queue: it ends once it has executed what it holds. */
 void rp_worker_close(struct rp_worker *w);
 /* Notes the thread of c, an operation record just read. */

@@ -55,6 +55,26 @@ static void wait_done(struct rp_worker *w, uint64_t n)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/*
+ * Waits for d (its worker's ops up to d->wseq); a stand-in's progress comes
+ * from its rank. False: the job gave up (another rank failed).
+ */
+static bool wait_dep(const struct run *r, const struct rp_dep *d)
+{
+	if (d->w->remote)
+		return rp_progress_wait(r->prog, d->w->idx, d->wseq);
+	wait_done(d->w, d->wseq);
+	return true;
+}
+
+/* --split: the count the other ranks are told (the worker may be freed before they are). */
+static void told_done(const struct run *r, struct rp_worker *w)
+{
+	if (r->prog)
+		rp_progress_count(r->prog, w->idx, atomic_load_explicit(&w->done,
+									memory_order_relaxed));
+}
+
 static void mark_done(struct rp_worker *w)
 {
 	atomic_fetch_add(&w->done, 1);
@@ -135,6 +155,10 @@ void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 {
 	struct run *r = w->run;
 
+	if (w->remote) {
+		rp_task_free(t);	/* another rank runs it */
+		return;
+	}
 	/* an op the dispatcher may not run itself: w gets its thread (if it can) */
 	if (w->by_dispatcher && (r->many_tids || t->rec.dur_ns >= r->read_ahead))
 		worker_start(w);
@@ -196,6 +220,7 @@ static void *worker_main(void *arg)
 	struct rp_task *t, *list;
 	uint64_t prev_done = r->t0, issued;
 	uint32_t i;
+	bool gave_up = false;
 
 	rp_pace_init(&pace, r->o->pace_pct);
 	/* a paced worker sleeps between ops: a thread's default timer slack
@@ -208,8 +233,13 @@ static void *worker_main(void *arg)
 		while ((t = list)) {
 			list = t->next;
 			prefetch_queued(list);
-			for (i = 0; i < t->ndeps; i++)
-				wait_done(t->deps[i].w, t->deps[i].wseq);
+			for (i = 0; i < t->ndeps && !gave_up; i++)
+				gave_up = !wait_dep(r, &t->deps[i]);
+			if (gave_up) {
+				mark_done(w);	/* what is left is not executed */
+				told_done(r, w);
+				continue;
+			}
 			if (pace.pct) {
 				uint64_t lag = rp_pace_wait(&pace, &rp_clock_real, prev_done,
 							    t->gap_ns, &issued);
@@ -221,6 +251,7 @@ static void *worker_main(void *arg)
 			if (pace.pct)
 				prev_done = now_ns();
 			mark_done(w);	/* t may be freed from here on */
+			told_done(r, w);
 		}
 	}
 	rp_exec_free(x);
@@ -286,7 +317,7 @@ void rp_dispatcher_exec_end(struct run *r)
 	}
 }
 
-struct rp_worker *rp_worker_new(struct run *r)
+struct rp_worker *rp_worker_new(struct run *r, bool remote)
 {
 	struct rp_worker *w;
 
@@ -310,11 +341,21 @@ struct rp_worker *rp_worker_new(struct run *r)
 	pthread_cond_init(&w->cv_put, NULL);
 	pthread_cond_init(&w->cv_done, NULL);
 	rp_stats_init(&w->stats);
+	w->remote = remote;
 	if (r->nw == 1 && r->w[0]->by_dispatcher && worker_start(r->w[0])) {
 		free(w);
 		return NULL;
 	}
-	if (!r->nw && !r->o->pace_pct) {
+	if (remote) {
+		/* a stand-in: no thread */
+	} else if (r->prog) {
+		/* its progress is told to the other ranks: a thread of its own */
+		if (worker_start(w)) {
+			free(w);
+			return NULL;
+		}
+		rp_progress_local(r->prog, w->idx);
+	} else if (!r->nw && !r->o->pace_pct) {
 		dispatcher_exec_begin(r, w);
 	} else if (worker_start(w)) {
 		free(w);

@@ -62,7 +62,13 @@ static const char usage[] =
 	"                     build with Open MPI); each rank replays its share,\n"
 	"                     rank 0 reports the results reduced over the ranks\n"
 	"  --split=HOW        what each rank replays with --mpi: clone (rank K\n"
-	"                     replays DIR/clone-K, the default)\n"
+	"                     replays DIR/clone-K, the default), process or thread\n"
+	"                     (the recorded processes or threads shared out among\n"
+	"                     the ranks, all on DIR; an operation waits for those it\n"
+	"                     depends on to end on their ranks)\n"
+	"  --map=FILE         with --split=process|thread: lines 'ID RANK' (a pid, a\n"
+	"                     tid) saying which rank replays what; the ids not listed\n"
+	"                     go round-robin\n"
 	"  --no-progress      no progress line on a terminal\n"
 	"  -h, --help         this help\n"
 	"\n"
@@ -128,7 +134,7 @@ int cmd_replay(int argc, char **argv)
 {
 	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
 	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
-	       OPT_SPLIT, OPT_SYNC };
+	       OPT_SPLIT, OPT_MAP, OPT_SYNC };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -146,11 +152,12 @@ int cmd_replay(int argc, char **argv)
 		{ "clone", required_argument, NULL, OPT_CLONE },
 		{ "mpi", no_argument, NULL, OPT_MPI },
 		{ "split", required_argument, NULL, OPT_SPLIT },
+		{ "map", required_argument, NULL, OPT_MAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct rp_options o = { .order = RP_ORDER_THREAD };
-	const char *json = NULL, *csv = NULL, *divlog = NULL;
+	const char *json = NULL, *csv = NULL, *divlog = NULL, *map = NULL;
 	unsigned divmax = DIVLOG_DEFAULT_MAX;
 	unsigned long long limit = 0, v;
 	unsigned long runs = 1, i;
@@ -230,9 +237,12 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_SPLIT:
 			if (rp_split_parse(optarg, &split))
-				return cmd_usage_error("replay", "--split must be clone, not '%s'",
-						       optarg);
+				return cmd_usage_error("replay", "--split must be clone, process or "
+						       "thread, not '%s'", optarg);
 			split_set = true;
+			break;
+		case OPT_MAP:
+			map = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -249,6 +259,11 @@ int cmd_replay(int argc, char **argv)
 				       "can go to stdout");
 	if (split_set && !mpi)
 		return cmd_usage_error("replay", "--split needs --mpi");
+	if (map && split == RP_SPLIT_CLONE)
+		return cmd_usage_error("replay", "--map needs --split=process or --split=thread");
+	if (split != RP_SPLIT_CLONE && o.order == RP_ORDER_STRICT)
+		return cmd_usage_error("replay", "--order=strict replays on one thread: not with "
+				       "--split=process or --split=thread");
 	if (clones && mpi)
 		return cmd_usage_error("replay", "--clone and --mpi exclude each other "
 				       "(--mpi --split=clone: a clone per rank)");
@@ -276,7 +291,7 @@ int cmd_replay(int argc, char **argv)
 		if (drop && (ret = rp_drop_caches()))
 			break;
 		if (mpi)
-			ret = rp_mpi_run(&o, split, &res[i]);
+			ret = rp_mpi_run(&o, split, map, &res[i]);
 		else if (clones)
 			ret = rp_run_clones(&o, clones, &res[i]);
 		else
