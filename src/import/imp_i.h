@@ -59,6 +59,7 @@ struct imp_proc {
 	char *pending;		/* the line of an <unfinished ...> call */
 	uint64_t pending_line;
 	bool pending_done;	/* imported at its start (close): drop its resumed line */
+	uint32_t adopted_by;	/* the parent it was given before its clone returned, 0: none */
 };
 
 struct imp_count {

@@ -208,11 +208,16 @@ static struct imp_proc *proc_find(struct imp *im, uint32_t pid)
 	return NULL;
 }
 
-/* The process of pid, made on first sight (its own table, umask 022). */
-static struct imp_proc *proc_get(struct imp *im, uint32_t pid)
+/*
+ * The process of pid, made on first sight (its own table, umask 022);
+ * *made says whether it was (a pid used again after its exit is a new
+ * process too).
+ */
+static struct imp_proc *proc_get_new(struct imp *im, uint32_t pid, bool *made)
 {
 	struct imp_proc *p = proc_find(im, pid);
 
+	*made = !p || !p->fds;
 	if (p) {
 		/* a pid used again after its exit: a new process, a new table */
 		if (!p->fds && !(p->fds = fdtab_new()))
@@ -229,6 +234,13 @@ static struct imp_proc *proc_get(struct imp *im, uint32_t pid)
 	p->next = im->procs;
 	im->procs = p;
 	return p;
+}
+
+static struct imp_proc *proc_get(struct imp *im, uint32_t pid)
+{
+	bool made;
+
+	return proc_get_new(im, pid, &made);
 }
 
 static void proc_free(struct imp_proc *p)
@@ -248,41 +260,84 @@ static void proc_free(struct imp_proc *p)
 }
 
 /*
- * clone, clone3, fork, vfork = child: the child shares (CLONE_FILES) or
- * copies the descriptor table, joins the thread group (CLONE_THREAD), and
- * inherits the umask and working directory.
+ * What a child of parent gets at its clone: parent's descriptor table
+ * shared (CLONE_FILES, in the call's args) or copied, its thread group
+ * (CLONE_THREAD) or its own, the umask and the working directory.
  */
+static int proc_inherit(struct imp_proc *parent, struct imp_proc *child, const char *args,
+			size_t alen)
+{
+	bool files = memmem(args, alen, "CLONE_FILES", 11) != NULL;
+	bool thread = memmem(args, alen, "CLONE_THREAD", 12) != NULL;
+	struct imp_fdtab *t = files ? parent->fds : fdtab_copy(parent->fds);
+
+	if (!t)
+		return -ENOMEM;
+	if (files)
+		t->refs++;
+	if (child->fds && --child->fds->refs == 0) {
+		free(child->fds->v);
+		free(child->fds);
+	}
+	child->fds = t;
+	child->tgid = thread ? parent->tgid : child->pid;
+	child->ppid = thread ? parent->ppid : parent->tgid;
+	child->umask = parent->umask;
+	if (parent->cwd && !child->cwd)
+		child->cwd = strdup(parent->cwd);
+	return 0;
+}
+
+static bool forks(const char *line)
+{
+	return strstr(line, " clone(") || strstr(line, " clone3(") || strstr(line, " fork(") ||
+	       strstr(line, " vfork(");
+}
+
+/*
+ * The process of a line's pid. strace -f may print a child's first calls
+ * before its parent's <... clone resumed> line (the child ran first): a
+ * process first seen while exactly one other has a clone, clone3, fork or
+ * vfork unfinished is that one's child from its first call on, and the
+ * clone's return leaves it as it is by then. With two or more unfinished,
+ * the parent is not known until a clone returns the pid.
+ */
+static struct imp_proc *proc_of_line(struct imp *im, uint32_t pid)
+{
+	struct imp_proc *p, *q, *parent = NULL;
+	bool made;
+
+	p = proc_get_new(im, pid, &made);
+	if (!p || !made)
+		return p;
+	for (q = im->procs; q; q = q->next) {
+		if (q == p || !q->pending || q->pending_done || !forks(q->pending))
+			continue;
+		if (parent)
+			return p;	/* two candidates */
+		parent = q;
+	}
+	if (parent && proc_inherit(parent, p, parent->pending, strlen(parent->pending)) == 0)
+		p->adopted_by = parent->pid;
+	return p;
+}
+
+/* clone, clone3, fork, vfork = child: what the child inherits (proc_inherit). */
 static int proc_fork(struct imp *im, struct imp_call *c)
 {
 	struct imp_proc *child;
-	const char *args = c->l->args.p;
-	size_t alen = c->l->args.len;
-	bool files = memmem(args, alen, "CLONE_FILES", 11) != NULL;
-	bool thread = memmem(args, alen, "CLONE_THREAD", 12) != NULL;
-	struct imp_fdtab *t;
 
 	if (!c->l->has_result || c->l->result <= 0)
 		return 0;
 	child = proc_get(im, (uint32_t)c->l->result);
 	if (!child)
 		return -ENOMEM;
-	t = files ? c->p->fds : fdtab_copy(c->p->fds);
-	if (!t)
-		return -ENOMEM;
-	if (files)
-		t->refs++;
-	/* a child that ran before its parent's clone returned had an empty table */
-	if (child->fds && --child->fds->refs == 0) {
-		free(child->fds->v);
-		free(child->fds);
+	if (child->adopted_by == c->p->pid) {
+		child->adopted_by = 0;	/* it has its own table and directory by now */
+		return 0;
 	}
-	child->fds = t;
-	child->tgid = thread ? c->p->tgid : child->pid;
-	child->ppid = thread ? c->p->ppid : c->p->tgid;
-	child->umask = c->p->umask;
-	if (c->p->cwd && !child->cwd)
-		child->cwd = strdup(c->p->cwd);
-	return 0;
+	/* a child seen before, with its parent unknown, had an empty table */
+	return proc_inherit(c->p, child, c->l->args.p, c->l->args.len);
 }
 
 /*
@@ -457,7 +512,7 @@ static int import_line(struct imp *im, char *line, size_t len, uint64_t lineno, 
 	if (!l.pid)
 		l.pid = im->file_pid;	/* a per-pid file of strace -ff */
 	line_time(im, &l);
-	p = proc_get(im, l.pid);
+	p = proc_of_line(im, l.pid);
 	if (!p)
 		return -ENOMEM;
 	switch (l.kind) {

@@ -320,6 +320,54 @@ START_TEST(test_import_close_unfinished)
 }
 END_TEST
 
+/*
+ * The child (7) runs before its parent's clone returns: from its first call
+ * it is 5's child, with 5's descriptors, and its execve names 5 its parent.
+ */
+START_TEST(test_import_child_before_clone_returns)
+{
+	static const char log[] =
+		"5 10:00:00.000100 openat(AT_FDCWD</>, \"/a\", O_RDONLY) = 3</a> <0.000010>\n"
+		"5 10:00:00.000200 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD <unfinished ...>\n"
+		"7 10:00:00.000300 read(3</a>, \"\", 10) = 0 <0.000001>\n"
+		"7 10:00:00.000400 execve(\"/usr/bin/git\", [\"git\", \"commit\"], 0x7ffd /* 3 vars */) = 0 <0.000100>\n"
+		"5 10:00:00.000500 <... clone resumed>, child_tidptr=0x7f00) = 7 <0.000300>\n"
+		"7 10:00:00.000600 read(3</a>, \"\", 10) = 0 <0.000001>\n";
+	char *tpath = strdup("/tmp/check_strace_XXXXXX");
+	int fd = mkstemp(tpath), reads = 0, procs = 0;
+	FILE *in = fmemopen((void *)log, strlen(log), "r"), *sum = fopen("/dev/null", "w");
+	struct strace_import_opts o = { .root = "/" };
+	struct strace_import_stats st;
+	struct fstap_reader *r;
+	struct fstap_rec rec;
+	char *msg = NULL;
+
+	ck_assert_int_eq(strace_import(in, "LOG", fd, tpath, &o, sum, &st, &msg), 0);
+	fclose(in);
+	fclose(sum);
+	close(fd);
+	ck_assert_int_eq(fstap_reader_open(&r, tpath, NULL), 0);
+	while (fstap_reader_next(r, &rec) == 1) {
+		if (rec.op == FSTAP_OP_PROCESS) {
+			ck_assert_uint_eq(rec.pid, 7);
+			ck_assert_uint_eq(rec.ppid, 5);
+			ck_assert_int_eq((int)rec.comm.len, 3);
+			procs++;
+		} else if (rec.op == FSTAP_OP_READ) {
+			ck_assert_uint_eq(rec.pid, 7);
+			ck_assert_uint_eq(rec.fh, 1);	/* the parent's open of /a */
+			reads++;
+		}
+	}
+	fstap_reader_close(r);
+	ck_assert_int_eq(procs, 1);
+	ck_assert_int_eq(reads, 2);	/* before and after the execve (no O_CLOEXEC) */
+	ck_assert_uint_eq(st.unmatched, 0);
+	unlink(tpath);
+	free(tpath);
+}
+END_TEST
+
 START_TEST(test_import_malformed_line)
 {
 	static const char log[] =
@@ -354,6 +402,7 @@ static Suite *strace_suite(void)
 	tcase_add_test(tc, test_import_create_write_close);
 	tcase_add_test(tc, test_import_readdir);
 	tcase_add_test(tc, test_import_close_unfinished);
+	tcase_add_test(tc, test_import_child_before_clone_returns);
 	tcase_add_test(tc, test_import_malformed_line);
 	suite_add_tcase(s, tc);
 	return s;
