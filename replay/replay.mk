@@ -42,7 +42,7 @@ fstap_LDADD += libreplay.a $(FSTAP_LIBS) -lm
 REPLAY_UNIT_LDADD = libreplay.a $(UNIT_LDADD) -lm
 REPLAY_UNIT_TESTS = tests/unit/check_stats tests/unit/check_timing \
 	tests/unit/check_classify tests/unit/check_task tests/unit/check_sched \
-	tests/unit/check_exec tests/unit/check_clone
+	tests/unit/check_exec tests/unit/check_clone tests/unit/check_split
 UNIT_TESTS += $(REPLAY_UNIT_TESTS)
 check_PROGRAMS += $(REPLAY_UNIT_TESTS)
 TESTS += $(REPLAY_UNIT_TESTS)
@@ -81,6 +81,11 @@ tests_unit_check_clone_SOURCES = tests/unit/check_clone.c
 tests_unit_check_clone_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
 tests_unit_check_clone_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_clone_LDADD = $(REPLAY_UNIT_LDADD)
+
+tests_unit_check_split_SOURCES = tests/unit/check_split.c
+tests_unit_check_split_CPPFLAGS = $(UNIT_CPPFLAGS) -I$(top_srcdir)/replay
+tests_unit_check_split_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_split_LDADD = $(REPLAY_UNIT_LDADD)
 
 REPLAY_INTEGRATION_TESTS = \
 	tests/integration/t2100-replay-basic.sh \

@@ -22,6 +22,7 @@ static struct rp_result *part(unsigned n, uint64_t lat, uint64_t el)
 	r->replayed = n;
 	r->op_records = n + 1;
 	r->lookups_absorbed = 3;
+	r->rank_deps = 4;
 	r->workers = 2;
 	r->elapsed_ns = el;
 	return r;
@@ -52,6 +53,7 @@ START_TEST(test_clone_merge)
 	ck_assert_uint_eq(o->lat->max, 3000);
 	ck_assert(o->lat->mean > (10 * 1000 + 20 * 3000 + 5 * 500) / 35.0 - 1e-6);
 	ck_assert(o->lat->mean < (10 * 1000 + 20 * 3000 + 5 * 500) / 35.0 + 1e-6);
+	ck_assert_uint_eq(r->rank_deps, 12);
 	ck_assert_uint_eq(r->stats.divergences, 3);
 	ck_assert_uint_eq(r->stats.ndiv, 1);
 	ck_assert_uint_eq(r->stats.div[0].count, 3);
