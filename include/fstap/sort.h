@@ -95,4 +95,14 @@ void fstap_rec_clone_into(struct fstap_rec *dst, void *data, const struct fstap_
  */
 struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec);
 
+/*
+ * A record packed to be held in memory by the million (rec_pack.c): its
+ * nonzero fields as varints, names inline; some 30 bytes plus names for an
+ * operation record. pack writes fstap_rec_pack_size(rec) bytes at dst
+ * (8-byte aligned); unpack gives the record back, its pointers into src.
+ */
+size_t fstap_rec_pack_size(const struct fstap_rec *rec);
+void fstap_rec_pack(void *dst, const struct fstap_rec *rec);
+void fstap_rec_unpack(struct fstap_rec *dst, const void *src);
+
 #endif

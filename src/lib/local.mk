@@ -31,6 +31,7 @@ libfstap_a_SOURCES = \
 	src/lib/jsonl_import.c \
 	src/lib/pathmap.c \
 	src/lib/trace_sort.c \
+	src/lib/rec_pack.c \
 	src/lib/log.c \
 	src/lib/crash.c \
 	src/lib/output.c \

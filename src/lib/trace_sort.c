@@ -2,7 +2,8 @@
  * trace_sort.c: restores the time order of a trace's records with a
  * bounded reorder window (see sort.h): the window, a merge of the file's
  * sorted runs keyed by (start time, file position); the sorter, which
- * holds deep copies of the records in it; and the deep copy of a record.
+ * holds packed copies of the records in it (rec_pack.c); and the deep copy
+ * of a record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -217,10 +218,10 @@ struct fstap_witem *fstap_window_pop(struct fstap_window *w)
 
 /* ---- the sorter --------------------------------------------------------------- */
 
-/* A record in the window: the item, then the record and its copy's data. */
+/* A record in the window: the item, then the record packed (fstap_rec_pack). */
 struct held {
 	struct fstap_witem it;	/* key: start_ns, or the latest start read before it */
-	struct fstap_rec rec;
+	uint64_t packed[];
 };
 
 struct fstap_sorter {
@@ -250,12 +251,12 @@ int fstap_sorter_new(struct fstap_sorter **out, struct fstap_reader *r, uint64_t
 
 static int push(struct fstap_sorter *s, const struct fstap_rec *rec)
 {
-	struct held *h = malloc(sizeof(*h) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL));
+	struct held *h = malloc(sizeof(*h) + fstap_rec_pack_size(rec));
 	int ret;
 
 	if (!h)
 		return -ENOMEM;
-	fstap_rec_clone_into(&h->rec, h + 1, rec, FSTAP_CLONE_ALL);
+	fstap_rec_pack(h->packed, rec);
 	if (!fstap_op_is_meta(rec->op) && rec->start_ns > s->max_key)
 		s->max_key = rec->start_ns;
 	h->it.key = fstap_op_is_meta(rec->op) ? s->max_key : rec->start_ns;
@@ -297,7 +298,7 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 	else
 		s->last_out = top->it.key;
 	s->out = top;
-	*rec = top->rec;
+	fstap_rec_unpack(rec, top->packed);
 	return 1;
 }
 

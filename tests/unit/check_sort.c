@@ -135,6 +135,38 @@ START_TEST(test_sort_clone_every_type)
 }
 END_TEST
 
+START_TEST(test_sort_pack_every_type)
+{
+	static uint64_t buf[4096];
+	struct fstap_rec back, zero = { .op = FSTAP_OP_GETATTR };
+	struct fixture f;
+	const char *diff;
+	unsigned op;
+
+	for (op = 1; op < FSTAP_OP_NR; op++) {
+		if (!fstap_op_info(op))
+			continue;
+		fixture_fill(&f, op, op);
+		ck_assert_uint_le(fstap_rec_pack_size(&f.rec), sizeof(buf));
+		fstap_rec_pack(buf, &f.rec);
+		memset(&f.names, 0, sizeof(f.names));	/* the copy must not share */
+		memset(&f.blob, 0, sizeof(f.blob));
+		fixture_fill(&f, op, op);
+		fstap_rec_unpack(&back, buf);
+		diff = fixture_diff(&f.rec, &back);
+		ck_assert_msg(!diff, "%s: unpacked differs in %s", fstap_op_info(op)->name, diff);
+	}
+	/* Only what is set takes room: a mask, the type. */
+	ck_assert_uint_eq(fstap_rec_pack_size(&zero), 8 + 1);
+	zero.result = -2;
+	zero.name = (struct fstap_bytes){ (const uint8_t *)"abc", 3 };
+	ck_assert_uint_eq(fstap_rec_pack_size(&zero), 8 + 1 + 1 + 1 + 3);
+	fstap_rec_pack(buf, &zero);
+	fstap_rec_unpack(&back, buf);
+	ck_assert_ptr_null(fixture_diff(&zero, &back));
+}
+END_TEST
+
 /* The window alone: interleaved runs, ties in seq order, empty at the end. */
 START_TEST(test_window_merges_runs)
 {
@@ -209,6 +241,7 @@ static Suite *sort_suite(void)
 	tcase_add_test(core, test_sort_restores_time_order);
 	tcase_add_test(core, test_sort_counts_late_records);
 	tcase_add_test(core, test_sort_clone_every_type);
+	tcase_add_test(core, test_sort_pack_every_type);
 	tcase_add_test(core, test_window_merges_runs);
 	tcase_add_test(core, test_clone_op_parts);
 	suite_add_tcase(s, core);
