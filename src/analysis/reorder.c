@@ -950,6 +950,8 @@ int an_reorder(const char *in, const char *out, enum an_order by, uint64_t seed,
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
+	/* a dead object is in no open run: its runs ended with its unlink */
+	an_objtab_forget_dead(objs, NULL, NULL);
 	ret = an_open_trace_output(out, inputs, &info, &dst, &q.w);
 	if (ret)
 		goto done;
