@@ -12,89 +12,68 @@
 #include "codec_i.h"
 #include "fstap/sort.h"
 
-enum kind { K_U16, K_U32, K_U64, K_S64, K_BYTES };
+/*
+ * Every field of struct fstap_rec but the arrays and their counts: its mask
+ * bit, its name, and how it is held (U: unsigned, S: signed (zigzag), B:
+ * bytes, a length and the bytes).
+ */
+#define FIELDS(X) \
+	X(0, op, U) X(1, flags, U) X(2, tid, U) X(3, pid, U) X(4, uid, U) X(5, gid, U) \
+	X(6, start_ns, U) X(7, dur_ns, U) X(8, result, S) X(9, obj, U) \
+	X(10, name, B) X(11, newname, B) X(12, target, B) X(13, comm, B) \
+	X(14, cmdline, B) X(15, value, B) \
+	X(16, child, U) X(17, newparent, U) X(18, fh, U) X(19, fh2, U) X(20, obj2, U) \
+	X(21, offset, U) X(22, offset2, U) X(23, size, U) X(24, flags_arg, U) \
+	X(25, whence, U) X(26, mode, U) X(27, umask, U) X(28, rdev, U) X(29, valid, U) \
+	X(30, owner_uid, U) X(31, owner_gid, U) X(32, atime, S) X(33, mtime, S) \
+	X(34, ctime, S) X(35, ino, U) X(36, nlink, U) X(37, ppid, U) X(38, time_ns, U) \
+	X(39, records, U) X(40, lost, U) X(41, bytes_read, U) X(42, bytes_written, U) \
+	X(43, cmd, U) X(44, projid, U) X(45, extsize, U) X(46, cowextsize, U)
 
-struct field {
-	uint16_t off;
-	uint8_t kind;
-};
-
-#define F(m, k) { offsetof(struct fstap_rec, m), k }
-
-/* Every field of struct fstap_rec but the arrays and their counts. */
-static const struct field fields[] = {
-	F(op, K_U16), F(flags, K_U16), F(tid, K_U32), F(pid, K_U32), F(uid, K_U32),
-	F(gid, K_U32), F(start_ns, K_U64), F(dur_ns, K_U64), F(result, K_S64), F(obj, K_U64),
-	F(name, K_BYTES), F(newname, K_BYTES), F(target, K_BYTES), F(comm, K_BYTES),
-	F(cmdline, K_BYTES), F(value, K_BYTES),
-	F(child, K_U64), F(newparent, K_U64), F(fh, K_U64), F(fh2, K_U64), F(obj2, K_U64),
-	F(offset, K_U64), F(offset2, K_U64), F(size, K_U64), F(flags_arg, K_U64),
-	F(whence, K_U64), F(mode, K_U64), F(umask, K_U64), F(rdev, K_U64), F(valid, K_U64),
-	F(owner_uid, K_U64), F(owner_gid, K_U64), F(atime, K_S64), F(mtime, K_S64),
-	F(ctime, K_S64), F(ino, K_U64), F(nlink, K_U64), F(ppid, K_U64), F(time_ns, K_U64),
-	F(records, K_U64), F(lost, K_U64), F(bytes_read, K_U64), F(bytes_written, K_U64),
-	F(cmd, K_U64), F(projid, K_U64), F(extsize, K_U64), F(cowextsize, K_U64),
-};
-
-#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 #define CLONED UINT64_MAX	/* the mask of a record held as a clone */
 
-_Static_assert(NFIELDS < 64, "a mask bit per field");
-/* A field added to struct fstap_rec must be added to fields[] (and this size). */
-_Static_assert(sizeof(struct fstap_rec) == 456, "struct fstap_rec changed: update fields[]");
+/* A field added to struct fstap_rec must be added to FIELDS (and this size). */
+_Static_assert(sizeof(struct fstap_rec) == 456, "struct fstap_rec changed: update FIELDS");
+
+/* A field's value as packed: U as is, S zigzagged, B its length. */
+#define VAL_U(x) ((uint64_t)(x))
+#define VAL_S(x) zigzag(x)
+#define VAL_B(x) ((x).len)
 
 static bool has_arrays(const struct fstap_rec *rec)
 {
 	return rec->nentries || rec->nxattrs || rec->nextents || rec->xattr_sizes.n;
 }
 
-/* Field f of rec as an unsigned value (a length for bytes); 0: not packed. */
-static uint64_t value_of(const struct fstap_rec *rec, const struct field *f)
-{
-	const char *p = (const char *)rec + f->off;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-	int64_t s64;
-
-	switch (f->kind) {
-	case K_U16:
-		memcpy(&u16, p, sizeof(u16));
-		return u16;
-	case K_U32:
-		memcpy(&u32, p, sizeof(u32));
-		return u32;
-	case K_U64:
-		memcpy(&u64, p, sizeof(u64));
-		return u64;
-	case K_S64:
-		memcpy(&s64, p, sizeof(s64));
-		return zigzag(s64);
-	default:
-		return ((const struct fstap_bytes *)p)->len;
-	}
-}
+#define SIZE_U(bit, m) if (rec->m) size += varint_len(VAL_U(rec->m));
+#define SIZE_S(bit, m) if (rec->m) size += varint_len(VAL_S(rec->m));
+#define SIZE_B(bit, m) if (rec->m.len) size += varint_len(rec->m.len) + rec->m.len;
+#define SIZE(bit, m, k) SIZE_##k(bit, m)
 
 size_t fstap_rec_pack_size(const struct fstap_rec *rec)
 {
-	size_t size = sizeof(uint64_t), i;
+	size_t size = sizeof(uint64_t);
 
 	if (has_arrays(rec))
 		return size + sizeof(*rec) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL);
-	for (i = 0; i < NFIELDS; i++) {
-		uint64_t v = value_of(rec, &fields[i]);
-
-		if (v)
-			size += varint_len(v) + (fields[i].kind == K_BYTES ? v : 0);
-	}
+	FIELDS(SIZE)
 	return size;
 }
+
+#define PUT_U(bit, m) if (rec->m) { mask |= 1ull << (bit); p = put_varint(p, VAL_U(rec->m)); }
+#define PUT_S(bit, m) if (rec->m) { mask |= 1ull << (bit); p = put_varint(p, VAL_S(rec->m)); }
+#define PUT_B(bit, m) if (rec->m.len) { \
+		mask |= 1ull << (bit); \
+		p = put_varint(p, rec->m.len); \
+		memcpy(p, rec->m.ptr, rec->m.len); \
+		p += rec->m.len; \
+	}
+#define PUT(bit, m, k) PUT_##k(bit, m)
 
 void fstap_rec_pack(void *dst, const struct fstap_rec *rec)
 {
 	uint8_t *p = (uint8_t *)dst + sizeof(uint64_t);
 	uint64_t mask = 0;
-	size_t i;
 
 	if (has_arrays(rec)) {
 		mask = CLONED;
@@ -102,18 +81,7 @@ void fstap_rec_pack(void *dst, const struct fstap_rec *rec)
 		fstap_rec_clone_into((struct fstap_rec *)p, p + sizeof(*rec), rec, FSTAP_CLONE_ALL);
 		return;
 	}
-	for (i = 0; i < NFIELDS; i++) {
-		uint64_t v = value_of(rec, &fields[i]);
-
-		if (!v)
-			continue;
-		mask |= 1ull << i;
-		p = put_varint(p, v);
-		if (fields[i].kind == K_BYTES) {
-			memcpy(p, ((const struct fstap_bytes *)((const char *)rec + fields[i].off))->ptr, v);
-			p += v;
-		}
-	}
+	FIELDS(PUT)
 	memcpy(dst, &mask, sizeof(mask));
 }
 
@@ -133,6 +101,11 @@ static uint64_t take_varint(const uint8_t **pp)
 	return v;
 }
 
+#define GET_U(bit, m) case bit: dst->m = (__typeof__(dst->m))v; break;
+#define GET_S(bit, m) case bit: dst->m = unzigzag(v); break;
+#define GET_B(bit, m) case bit: dst->m = (struct fstap_bytes){ p, (uint32_t)v }; p += v; break;
+#define GET(bit, m, k) GET_##k(bit, m)
+
 void fstap_rec_unpack(struct fstap_rec *dst, const void *src)
 {
 	const uint8_t *p = (const uint8_t *)src + sizeof(uint64_t);
@@ -145,30 +118,13 @@ void fstap_rec_unpack(struct fstap_rec *dst, const void *src)
 	}
 	memset(dst, 0, sizeof(*dst));
 	while (mask) {
-		const struct field *f = &fields[__builtin_ctzll(mask)];
-		char *at = (char *)dst + f->off;
+		unsigned bit = (unsigned)__builtin_ctzll(mask);
 		uint64_t v = take_varint(&p);
-		uint16_t u16 = (uint16_t)v;
-		uint32_t u32 = (uint32_t)v;
-		int64_t s64 = unzigzag(v);
 
 		mask &= mask - 1;
-		switch (f->kind) {
-		case K_U16:
-			memcpy(at, &u16, sizeof(u16));
-			break;
-		case K_U32:
-			memcpy(at, &u32, sizeof(u32));
-			break;
-		case K_U64:
-			memcpy(at, &v, sizeof(v));
-			break;
-		case K_S64:
-			memcpy(at, &s64, sizeof(s64));
-			break;
+		switch (bit) {
+		FIELDS(GET)
 		default:
-			*(struct fstap_bytes *)at = (struct fstap_bytes){ p, (uint32_t)v };
-			p += v;
 			break;
 		}
 	}
