@@ -3,7 +3,7 @@
 # synthetic traces of growing length, to show which commands' memory grows
 # with the trace (docs/PERFORMANCE.md, "Trace length").
 #
-# usage: bench/scale.sh [--big] [--no-replay] [--sizes=M,M,...] [BUILDDIR]
+# usage: bench/scale.sh [--big] [--no-replay] [--sizes=M,M,...] [--commands=C,C,...] [BUILDDIR]
 #
 # The traces are trace-bench's mdtest-like stream (bench/trace-bench.c,
 # --files 90900: 1000200 records a round) repeated in rounds of fresh
@@ -20,7 +20,8 @@
 #   prepare    fstap prepare TRACE DIR (DIR in /dev/shm)
 #   replay     fstap replay --json=OUT TRACE DIR (skipped with --no-replay)
 #
-# and prints per command and size: records, wall seconds, records/s (wall),
+# (--commands: only those, e.g. --commands=export,report) and prints per
+# command and size: records, wall seconds, records/s (wall),
 # records per CPU second (user + system: less disturbed by other load),
 # and the peak RSS in KiB; then per command the peak at the largest size
 # against the smallest. The machine's load average is printed first and
@@ -31,17 +32,26 @@
 set -eu
 
 big=no replay=yes sizes=
+commands=export,import,filter,report,reorder,anonymize,prepare,replay
 build=.
 for a in "$@"; do
 	case $a in
 	--big) big=yes ;;
 	--no-replay) replay=no ;;
 	--sizes=*) sizes=${a#--sizes=} ;;
+	--commands=*) commands=${a#--commands=} ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "scale.sh: unknown option '$a'" >&2; exit 2 ;;
 	*) build=$a ;;
 	esac
 done
+for c in $(echo "$commands" | tr , ' '); do
+	case $c in
+	export|import|filter|report|reorder|anonymize|prepare|replay) ;;
+	*) echo "scale.sh: unknown command '$c' in --commands" >&2; exit 2 ;;
+	esac
+done
+[ $replay = yes ] || commands=$(echo ",$commands," | sed 's/,replay,/,/')
 [ -n "$sizes" ] || { sizes=1,10; [ $big = yes ] && sizes=1,10,100; }
 fstap=$build/fstap bench=$build/trace-bench
 for p in "$fstap" "$bench"; do
@@ -61,11 +71,12 @@ results=$work/results
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 "$fstap" anonymize --new-key="$work/key" >/dev/null 2>&1
 
-# run NAME RECORDS CMD...: one measured command; its output is discarded
-# unless redirected by CMD itself (through sh -c).
+# run NAME RECORDS CMD...: one measured command (if in --commands); its
+# output is discarded unless redirected by CMD itself (through sh -c).
 run() {
 	name=$1 recs=$2
 	shift 2
+	case ,$commands, in *,$name,*) ;; *) return 0 ;; esac
 	if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>"$work/err"; then
 		echo "scale.sh: $name failed:" >&2
 		tail -n 5 "$work/err" >&2
@@ -83,9 +94,12 @@ for rounds in $(echo "$sizes" | tr , ' '); do
 	t=$work/t$rounds.fstap
 	recs=$("$bench" --rounds "$rounds" --files 90900 --keep "$t" | cut -d' ' -f1)
 	run export "$recs" sh -c '"$1" export "$2" > /dev/null' - "$fstap" "$t"
-	"$fstap" export "$t" >"$work/t.jsonl"
-	run import "$recs" "$fstap" import -o "$work/out.fstap" "$work/t.jsonl"
-	rm -f "$work/t.jsonl" "$work/out.fstap"
+	case ,$commands, in
+	*,import,*)
+		"$fstap" export "$t" >"$work/t.jsonl"
+		run import "$recs" "$fstap" import -o "$work/out.fstap" "$work/t.jsonl"
+		rm -f "$work/t.jsonl" "$work/out.fstap" ;;
+	esac
 	run filter "$recs" "$fstap" filter --op=read,write "$t" -o "$work/out.fstap"
 	run report "$recs" "$fstap" report "$t"
 	run reorder "$recs" "$fstap" reorder --by=name "$t" -o "$work/out.fstap"
@@ -94,9 +108,7 @@ for rounds in $(echo "$sizes" | tr , ' '); do
 	rm -rf "$shm/dir"
 	mkdir "$shm/dir"
 	run prepare "$recs" "$fstap" prepare -q "$t" "$shm/dir"
-	if [ $replay = yes ]; then
-		run replay "$recs" "$fstap" replay --no-progress --json="$work/replay.json" "$t" "$shm/dir"
-	fi
+	run replay "$recs" "$fstap" replay --no-progress --json="$work/replay.json" "$t" "$shm/dir"
 	rm -rf "$shm/dir" "$t"
 done
 
