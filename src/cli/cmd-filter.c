@@ -65,6 +65,17 @@ int cmd_filter(int argc, char **argv)
 	const char *out = NULL;
 	int c, status = 2;
 
+	/* the command line, for the metadata: before the lists are split in place */
+	for (i = 0; i < (size_t)argc; i++)
+		len += strlen(argv[i]) + 1;
+	args = calloc(1, len + 1);
+	if (!args)
+		fstap_die("out of memory");
+	for (i = 0; i < (size_t)argc; i++) {
+		if (i)
+			strcat(args, " ");
+		strcat(args, argv[i]);
+	}
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -150,17 +161,6 @@ int cmd_filter(int argc, char **argv)
 	o.ncomms = ncomms;
 	o.ops = ops;
 	o.nops = nop_args;
-	/* the command line, for the metadata */
-	for (i = 0; i < (size_t)argc; i++)
-		len += strlen(argv[i]) + 1;
-	args = calloc(1, len + 1);
-	if (!args)
-		fstap_die("out of memory");
-	for (i = 0; i < (size_t)argc; i++) {
-		if (i)
-			strcat(args, " ");
-		strcat(args, argv[i]);
-	}
 	o.args = args;
 	if (an_filter(argv[optind], out, &o, &st)) {
 		status = 1;

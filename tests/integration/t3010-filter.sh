@@ -75,6 +75,9 @@ counts "$T/c.trace" >"$T/c"
 printf 'getattr 20 1\ngetattr 30 5\nmkdir 10 1\nread 20 5\ncreate 10 5\nrename 10 1\n' | sort >"$T/want"
 # reads of files created in the trace need their create (names) and the mkdir
 diff "$T/want" "$T/c" >/dev/null || fail "--comm --op kept: $(cat "$T/c")"
+# the transform step keeps the command line whole, lists unsplit
+expect_exit 0 "$FSTAP" info "$T/c.trace"
+expect_grep "$T/out" '"args": "filter --comm=reader --comm=other --op=read,getattr '
 
 # --path: everything on /data/new and below, by any process; the rename's
 # source is inside: kept; the last getattr is on /data/moved: not kept.
