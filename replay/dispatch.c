@@ -127,7 +127,7 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		 * first operation's recorded start, not from the recorder's.
 		 */
 		r->started = true;
-		r->t0 = now_ns();
+		r->t0 = fstap_now_ns();
 		r->origin = t->rec.start_ns;
 	}
 	if ((ret = counted_in(r, t, &cnt)))
@@ -155,7 +155,7 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 	if (!issue) {
 		/* a request the thread waited for inside a call (no reply to a forget) */
 		if (r->native && t->rec.op != FSTAP_OP_FORGET)
-			ts->hidden_ns = sat_add(ts->hidden_ns, sat_add(t->rec.dur_ns,
+			ts->hidden_ns = fstap_sat_add(ts->hidden_ns, fstap_sat_add(t->rec.dur_ns,
 						rp_native_rtt(&r->rtt, t->rec.op)));
 		rp_task_free(t);
 		return 0;
@@ -177,7 +177,7 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 	if (ret)
 		return ret;
 	count_rank_deps(r, t, w);
-	end = sat_add(t->rec.start_ns, t->rec.dur_ns);
+	end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
 	if (!w->prev_end)
 		w->prev_end = r->origin;
 	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;

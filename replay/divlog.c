@@ -178,16 +178,7 @@ int rp_divlog_add(struct rp_divlog *l, const struct rp_task *t, enum rp_div_kind
 	if (!line)
 		return -ENOMEM;
 	pthread_mutex_lock(&l->mu);
-	if (l->n == l->cap) {
-		size_t c = l->cap ? 2 * l->cap : 64;
-		struct divlog_entry *p = realloc(l->e, c * sizeof(*p));
-
-		if (p) {
-			l->e = p;
-			l->cap = c;
-		}
-	}
-	if (l->n < l->cap)
+	if (!FSTAP_GROW(l->e, l->n + 1, l->cap))
 		l->e[l->n++] = (struct divlog_entry){ t->recno, line };
 	else
 		ret = -ENOMEM;

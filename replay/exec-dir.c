@@ -99,15 +99,8 @@ static int read_names(int fd, uint8_t *buf, uint64_t **names, size_t *n, size_t 
 			if (is_dot((const uint8_t *)d->d_name, len))
 				continue;
 			k = name_hash((const uint8_t *)d->d_name, len);
-			if (*n == *cap) {
-				size_t c = *cap ? 2 * *cap : 64;
-				uint64_t *p = realloc(*names, c * sizeof(*p));
-
-				if (!p)
-					return -ENOMEM;
-				*names = p;
-				*cap = c;
-			}
+			if (fstap_grow(names, cap, *n + 1, sizeof(**names)))
+				return -ENOMEM;
 			(*names)[(*n)++] = k;
 		}
 	}
@@ -163,17 +156,8 @@ static int64_t keep_name(struct rp_handle *h, const char *name, size_t len)
 {
 	size_t off = h->name_len;
 
-	if (off + len + 1 > h->name_cap || off > UINT32_MAX) {
-		size_t c = h->name_cap ? 2 * h->name_cap : 4096;
-		char *p;
-
-		while (c < off + len + 1)
-			c *= 2;
-		if (off > UINT32_MAX || !(p = realloc(h->name_buf, c)))
-			return -ENOMEM;
-		h->name_buf = p;
-		h->name_cap = c;
-	}
+	if (off > UINT32_MAX || FSTAP_GROW(h->name_buf, off + len + 1, h->name_cap))
+		return -ENOMEM;
 	memcpy(h->name_buf + off, name, len + 1);
 	h->name_len += len + 1;
 	return (int64_t)off;
@@ -237,19 +221,11 @@ static int list_dir(struct rp_exec *x, struct rp_handle *h)
 			if (is_dot((const uint8_t *)d->d_name, len))
 				continue;
 			if (h->nnames == cap) {
-				size_t c = cap ? 2 * cap : 64;
-				uint64_t *p = realloc(h->names, c * sizeof(*p));
+				size_t c = cap;	/* both arrays grow alike from cap */
 
-				if (!p)
+				if (FSTAP_GROW(h->names, h->nnames + 1, c) ||
+				    (keep && FSTAP_GROW(h->name_off, h->nnames + 1, cap)))
 					return -ENOMEM;
-				h->names = p;
-				if (keep) {
-					uint32_t *q = realloc(h->name_off, c * sizeof(*q));
-
-					if (!q)
-						return -ENOMEM;
-					h->name_off = q;
-				}
 				cap = c;
 			}
 			if (keep) {

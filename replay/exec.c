@@ -28,7 +28,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "exec_i.h"
 
@@ -133,14 +132,6 @@ static void track_order(struct rp_exec *x, const struct rp_task *t)
 	pthread_mutex_unlock(&sh->omu);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 {
 	unsigned op = t->rec.op, err;
@@ -152,9 +143,9 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 		return 0;
 	if (x->sh->track_order)
 		track_order(x, t);
-	t0 = now_ns();
+	t0 = fstap_now_ns();
 	res = rp_exec_ops[op].fn(x, t);
-	lat = now_ns() - t0;
+	lat = fstap_now_ns() - t0;
 	rp_exec_drop_dirs(x);
 	if (res == RP_E_DEVICE_IO) {
 		x->st->device_io++;	/* through a device node's refused open: not issued */

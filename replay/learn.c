@@ -230,15 +230,8 @@ int rp_learn_comm(struct run *r, const struct fstap_rec *c)
 
 	if (!c->pid || !c->comm.len)
 		return 0;
-	if (r->ncomms == r->capcomms) {
-		size_t cap = r->capcomms ? 2 * r->capcomms : 64;
-		char **p = realloc(r->comms, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		r->comms = p;
-		r->capcomms = cap;
-	}
+	if (FSTAP_GROW(r->comms, r->ncomms + 1, r->capcomms))
+		return -ENOMEM;
 	s = strndup((const char *)c->comm.ptr, c->comm.len);
 	if (!s)
 		return -ENOMEM;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "fstap/name.h"
+#include "fstap/util.h"
 #include "fstap/xattr.h"
 #include "prepare.h"
 
@@ -117,17 +118,8 @@ static int obj_add(struct prep_model *m, uint64_t id, uint32_t *out)
 	struct prep_obj *o;
 	uint32_t h;
 
-	if (m->nobjs == m->objs_cap) {
-		uint32_t cap = m->objs_cap ? m->objs_cap * 2 : 256;
-
-		if (m->objs_cap >= (1u << 30))
-			return -ENOMEM;
-		o = realloc(m->objs, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		m->objs = o;
-		m->objs_cap = cap;
-	}
+	if (m->nobjs >= (1u << 30) || FSTAP_GROW(m->objs, m->nobjs + 1, m->objs_cap))
+		return -ENOMEM;
 	if ((uint64_t)(m->nobjs + 1) * 2 > m->hash_cap && hash_grow(m))
 		return -ENOMEM;
 	o = &m->objs[m->nobjs];
@@ -317,17 +309,8 @@ static int add_dentry(struct prep_model *m, const struct fstap_rec *rec)
 {
 	struct prep_dent *d;
 
-	if (m->ndents == m->dents_cap) {
-		uint32_t cap = m->dents_cap ? m->dents_cap * 2 : 256;
-
-		if (m->dents_cap >= (1u << 30))
-			return -ENOMEM;
-		d = realloc(m->dents, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		m->dents = d;
-		m->dents_cap = cap;
-	}
+	if (m->ndents >= (1u << 30) || FSTAP_GROW(m->dents, m->ndents + 1, m->dents_cap))
+		return -ENOMEM;
 	d = &m->dents[m->ndents];
 	memset(d, 0, sizeof(*d));
 	d->parent = rec->obj;

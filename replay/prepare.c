@@ -43,6 +43,7 @@
 
 #include "fstap/devnode.h"
 #include "fstap/fileattr.h"
+#include "fstap/util.h"
 #include "prepare.h"
 
 #define NONE UINT32_MAX
@@ -67,7 +68,7 @@ struct run {
 	struct dcache_ent dc[DCACHE_SIZE];
 	uint64_t tick;
 	uint32_t *chain;
-	uint32_t chain_cap;
+	size_t chain_cap;
 	uint64_t *buf;		/* DATA_BUF bytes */
 	uint64_t rng;
 	double t0, shown;
@@ -76,10 +77,7 @@ struct run {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)fstap_now_ns() / 1e9;
 }
 
 /* Errors after which the result is not worth having: stop. */
@@ -213,15 +211,8 @@ static int dir_fd(struct run *r, uint32_t obj, int *out)
 	int base = r->rootfd, fd;
 
 	while (cur != 0 && (fd = dcache_find(r, cur)) < 0) {
-		if (n == r->chain_cap) {
-			uint32_t cap = r->chain_cap ? r->chain_cap * 2 : 64;
-			uint32_t *c = realloc(r->chain, cap * sizeof(*c));
-
-			if (!c)
-				return -ENOMEM;
-			r->chain = c;
-			r->chain_cap = cap;
-		}
+		if (FSTAP_GROW(r->chain, n + 1, r->chain_cap))
+			return -ENOMEM;
 		r->chain[n++] = cur;
 		cur = m->dents[m->objs[cur].via].parent_idx;
 	}

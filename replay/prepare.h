@@ -122,9 +122,11 @@ struct prep_step {
  */
 struct prep_model {
 	struct prep_obj *objs;		/* objs[0] is the root (id 1), always */
-	uint32_t nobjs, objs_cap;
+	uint32_t nobjs;
+	size_t objs_cap;
 	struct prep_dent *dents;	/* sorted by (parent, name, seq) after prep_plan */
-	uint32_t ndents, dents_cap;
+	uint32_t ndents;
+	size_t dents_cap;
 	uint32_t *name_list;		/* per-object valid dentries, see prep_obj.names */
 	struct prep_step *steps;	/* the plan */
 	uint32_t nsteps;

@@ -176,7 +176,7 @@ struct rp_native {
 };
 
 /* The figures of a trace's metadata: 0, or -ENOENT if it has none. */
-int rp_native_from_meta(const json_t *meta, struct rp_native *n);
+int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n);
 /* The round trip the application waited for in a request of type op. */
 uint64_t rp_native_rtt(const struct rp_native *n, unsigned op);
 /*

@@ -29,7 +29,7 @@
 
 static void progress(struct run *r, bool final)
 {
-	uint64_t now = now_ns(), done;
+	uint64_t now = fstap_now_ns(), done;
 	size_t i;
 	double s;
 
@@ -56,54 +56,6 @@ static void prefetch_item(const struct fstap_witem *it)
 static struct rp_task *window_pop(struct run *r)
 {
 	return TASK_OF(fstap_window_pop(&r->win));
-}
-
-/* The trace's metadata object (NULL if none or not JSON); json_decref it. */
-static json_t *trace_metadata(const struct fstap_reader *rd)
-{
-	const struct fstap_trace_info *info = fstap_reader_info(rd);
-
-	return info->metadata_json ? json_loads(info->metadata_json, 0, NULL) : NULL;
-}
-
-/*
- * Whether the recording refreshed attributes before every permission check
- * (its recorder.attr_timeout is 0, as in the default cache mode). A trace
- * that does not say (hand-made, imported) is taken as not.
- */
-static bool attrs_stale(const json_t *meta)
-{
-	json_t *v = json_object_get(json_object_get(meta, "recorder"), "attr_timeout");
-
-	return json_is_number(v) && json_number_value(v) == 0;
-}
-
-/*
- * Whether the recorder flagged the kernel's syncs after synchronous writes
- * (recorder.sync_writes_flagged), or had none to flag: with direct_io the
- * kernel does not sync after a write, with writeback_cache the writes are
- * not the thread's. A trace that does not say is taken as not.
- */
-static bool syncs_flagged(const json_t *meta)
-{
-	json_t *rec = json_object_get(meta, "recorder");
-
-	return json_is_true(json_object_get(rec, "sync_writes_flagged")) ||
-	       json_is_true(json_object_get(rec, "direct_io")) ||
-	       json_is_true(json_object_get(rec, "writeback_cache"));
-}
-
-/* flush_interval_ns from the trace metadata ("recorder", top level or "options"). */
-static uint64_t flush_interval(const json_t *meta)
-{
-	json_t *v = json_object_get(json_object_get(meta, "recorder"), "flush_interval_ns");
-
-	if (!v)
-		v = json_object_get(meta, "flush_interval_ns");
-	if (!v)
-		v = json_object_get(json_object_get(meta, "options"), "flush_interval_ns");
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
-							       : DEFAULT_FLUSH_NS;
 }
 
 /* Reads the whole trace and dispatches it; 0 or -errno (logged). */
@@ -146,7 +98,7 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		if (rec.start_ns > max_start)
 			max_start = rec.start_ns;
 		while (!fstap_window_empty(&r->win) &&
-		       sat_add(fstap_window_min_key(&r->win), window) < max_start)
+		       fstap_sat_add(fstap_window_min_key(&r->win), window) < max_start)
 			if ((ret = rp_stage(r, window_pop(r))))
 				return fstap_error(ret, "cannot replay: out of memory");
 		if ((ret = rp_unstage(r, false)))
@@ -199,8 +151,8 @@ static void run_release(struct run *r)
 static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 {
 	const struct rp_options *o = r->o;
-	json_t *meta = trace_metadata(rd);
-	uint64_t window, flush;
+	const struct fstap_meta *meta = &fstap_reader_info(rd)->meta;
+	uint64_t window, flush = meta->flush_interval_ns;
 
 	rp_stats_init(&r->res->stats);
 	r->res->order = o->order;
@@ -217,8 +169,8 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->comm_of);
 	fstap_window_init(&r->win);
 	r->win.prefetch = prefetch_item;
-	r->attr_stale = attrs_stale(meta);
-	r->sync_unflagged = !syncs_flagged(meta);
+	r->attr_stale = meta->attrs_stale;
+	r->sync_unflagged = !meta->syncs_flagged;
 	if (o->pace_native && o->pace_pct) {
 		r->native = !rp_native_from_meta(meta, &r->rtt);
 		if (!r->native)
@@ -226,10 +178,8 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 				   "--pace=native keeps the recorded gaps, as --pace=orig", o->trace);
 	}
 	r->res->pace_native = r->native;
-	flush = flush_interval(meta);
-	window = o->window_ns ? o->window_ns : sat_add(flush, WINDOW_MARGIN_NS);
+	window = o->window_ns ? o->window_ns : fstap_sat_add(flush, WINDOW_MARGIN_NS);
 	r->read_ahead = window > flush ? window - flush : 0;
-	json_decref(meta);
 	rp_shared_track_order(r->sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r->sh, o->devices);
 	return window;
@@ -309,7 +259,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 
 	/* Modes and umasks are applied from the record, as the process had them. */
 	old_umask = umask(0);
-	r.t0 = now_ns();
+	r.t0 = fstap_now_ns();
 	r.last_progress = r.t0;
 	if (!ret)
 		ret = feed(&r, rd, window);
@@ -318,7 +268,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	for (i = 0; i < r.nw; i++)
 		if (r.w[i]->started)
 			pthread_join(r.w[i]->th, NULL);
-	res->elapsed_ns = now_ns() - r.t0;
+	res->elapsed_ns = fstap_now_ns() - r.t0;
 	rp_dispatcher_exec_end(&r);
 	umask(old_umask);
 	progress(&r, true);

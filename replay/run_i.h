@@ -11,7 +11,6 @@
 #include "fstap/sort.h"
 #include "replay_i.h"
 
-#define DEFAULT_FLUSH_NS 1000000000ull
 #define WINDOW_MARGIN_NS 250000000ull
 #define DEFAULT_QUEUE 1024
 #define MAX_WORKERS 1024
@@ -141,16 +140,6 @@ struct run {
 	int cwd_fd;		/* the working directory to go back to after that, or -1 */
 	char p1[PATHBUF], p2[PATHBUF];
 };
-
-static inline uint64_t now_ns(void)
-{
-	return rp_clock_real.now(NULL);
-}
-
-static inline uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /*
  * Loads the line at p into the cache ahead of its use. GCC 12 takes

@@ -238,11 +238,11 @@ static bool reached(struct rp_progress *p, unsigned idx, uint64_t n)
 
 bool rp_progress_wait(struct rp_progress *p, unsigned idx, uint64_t n)
 {
-	uint64_t until = now_ns() + PROGRESS_SPIN_NS;
+	uint64_t until = fstap_now_ns() + PROGRESS_SPIN_NS;
 
 	if (idx >= MAX_WORKERS)
 		return false;
-	while (!reached(p, idx, n) && now_ns() < until)
+	while (!reached(p, idx, n) && fstap_now_ns() < until)
 		sched_yield();
 	if (!reached(p, idx, n)) {
 		pthread_mutex_lock(&p->mu);

@@ -123,7 +123,7 @@ int rp_unstage(struct run *r, bool all)
 
 	while ((t = r->stage_head) &&
 	       (all || rp_classified(t) ||
-		sat_add(t->win.key, r->lookahead) < r->stage_tail->win.key)) {
+		fstap_sat_add(t->win.key, r->lookahead) < r->stage_tail->win.key)) {
 		r->stage_head = t->next;
 		if (!r->stage_head)
 			r->stage_tail = NULL;

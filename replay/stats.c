@@ -182,15 +182,8 @@ static int div_add(struct rp_stats *s, unsigned op, unsigned kind, unsigned err,
 			return 0;
 		}
 	}
-	if (s->ndiv == s->cap_div) {
-		size_t c = s->cap_div ? 2 * s->cap_div : 16;
-		struct rp_div *p = realloc(s->div, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->div = p;
-		s->cap_div = c;
-	}
+	if (FSTAP_GROW(s->div, s->ndiv + 1, s->cap_div))
+		return -ENOMEM;
 	s->div[s->ndiv++] = (struct rp_div){ (uint16_t)op, (uint16_t)kind,
 					     (uint16_t)(err > 65535 ? 65535 : err), n };
 	s->divergences += n;

@@ -38,18 +38,14 @@
  * Not here: where the gaps come from (dispatch.c computes them).
  */
 #include <errno.h>
-#include <jansson.h>
 #include <time.h>
 
 #include "replay_i.h"
 
 static uint64_t real_now(void *arg)
 {
-	struct timespec ts;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return fstap_now_ns();
 }
 
 static void real_sleep_until(void *arg, uint64_t t)
@@ -77,11 +73,6 @@ uint64_t rp_pace_scale(const struct rp_pace *p, uint64_t gap_ns)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev_done,
 		      uint64_t gap_ns, uint64_t *issued)
 {
@@ -91,11 +82,11 @@ uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev
 		*issued = c->now(c->arg);
 		return 0;
 	}
-	ideal = sat_add(prev_done, rp_pace_scale(p, gap_ns));
+	ideal = fstap_sat_add(prev_done, rp_pace_scale(p, gap_ns));
 	if (p->debt_ns >= 0)
 		target = ideal > (uint64_t)p->debt_ns ? ideal - (uint64_t)p->debt_ns : 0;
 	else
-		target = sat_add(ideal, (uint64_t)-p->debt_ns);
+		target = fstap_sat_add(ideal, (uint64_t)-p->debt_ns);
 	now = c->now(c->arg);
 	if (target > now) {
 		c->sleep_until(c->arg, target);
@@ -107,26 +98,13 @@ uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev
 	return now > ideal ? now - ideal : 0;
 }
 
-static bool meta_ns(const json_t *cal, const char *key, uint64_t *out)
+int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n)
 {
-	json_t *v = json_object_get(cal, key);
-
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return false;
-	*out = (uint64_t)json_integer_value(v);
-	return true;
-}
-
-int rp_native_from_meta(const json_t *meta, struct rp_native *n)
-{
-	const json_t *rec = json_object_get(meta, "recorder");
-	const json_t *cal = json_object_get(rec, "calibration");
-
-	n->writeback = json_is_true(json_object_get(rec, "writeback_cache"));
-	if (!meta_ns(cal, "meta_round_trip_ns", &n->meta_ns))
+	n->writeback = m->writeback_cache;
+	if (!m->calibrated)
 		return -ENOENT;
-	if (!meta_ns(cal, "data_round_trip_ns", &n->data_ns))
-		n->data_ns = n->meta_ns;
+	n->meta_ns = m->meta_round_trip_ns;
+	n->data_ns = m->data_round_trip_ns;
 	return 0;
 }
 
@@ -140,7 +118,7 @@ uint64_t rp_native_rtt(const struct rp_native *n, unsigned op)
 uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidden_ns,
 		       unsigned op)
 {
-	uint64_t off = sat_add(hidden_ns, rp_native_rtt(n, op));
+	uint64_t off = fstap_sat_add(hidden_ns, rp_native_rtt(n, op));
 
 	return gap_ns > off ? gap_ns - off : 0;
 }

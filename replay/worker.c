@@ -32,7 +32,7 @@ static bool spin_until(_Atomic uint64_t *v, uint64_t n)
 	uint64_t until = 0;
 
 	while (atomic_load_explicit(v, memory_order_acquire) < n) {
-		uint64_t t = now_ns();
+		uint64_t t = fstap_now_ns();
 
 		if (!until)
 			until = t + SPIN_NS;
@@ -92,7 +92,7 @@ static struct rp_task *queue_take(struct rp_worker *w)
 	uint64_t until = 0;
 
 	while (!atomic_load_explicit(&w->queued, memory_order_acquire)) {
-		uint64_t t = now_ns();
+		uint64_t t = fstap_now_ns();
 
 		if (!until)
 			until = t + SPIN_NS;
@@ -249,7 +249,7 @@ static void *worker_main(void *arg)
 			if (x)
 				rp_exec_run(x, t);
 			if (pace.pct)
-				prev_done = now_ns();
+				prev_done = fstap_now_ns();
 			mark_done(w);	/* t may be freed from here on */
 			told_done(r, w);
 		}
@@ -321,15 +321,8 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 {
 	struct rp_worker *w;
 
-	if (r->nw == r->capw) {
-		size_t c = r->capw ? 2 * r->capw : 16;
-		struct rp_worker **p = realloc(r->w, c * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		r->w = p;
-		r->capw = c;
-	}
+	if (FSTAP_GROW(r->w, r->nw + 1, r->capw))
+		return NULL;
 	w = aligned_alloc(_Alignof(struct rp_worker), sizeof(*w));	/* its lines: see done */
 	if (!w)
 		return NULL;

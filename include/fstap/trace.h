@@ -133,6 +133,13 @@ struct fstap_meta {
 	 * none: recorder.sync_writes_flagged, direct_io or writeback_cache is true.
 	 */
 	bool syncs_flagged;
+	bool writeback_cache;		/* recorder.writeback_cache is true */
+	/*
+	 * recorder.calibration's round trips (integers >= 0, ns): calibrated if
+	 * meta_round_trip_ns is one; data_round_trip_ns, else the same figure.
+	 */
+	bool calibrated;
+	uint64_t meta_round_trip_ns, data_round_trip_ns;
 };
 
 #define FSTAP_DEFAULT_FLUSH_NS 1000000000ull

@@ -15,6 +15,7 @@
 #include "fstap/jsonl.h"
 #include "fstap/log.h"
 #include "fstap/output.h"
+#include "fstap/util.h"
 #include "import/strace_import.h"
 
 static const char import_usage[] =
@@ -93,17 +94,11 @@ static int ff_files(const char *prefix, char ***out)
 		return 0;
 	}
 	while ((e = readdir(d))) {
-		char **nv;
-
 		if (strncmp(e->d_name, base, blen) || e->d_name[blen] != '.' ||
 		    !ff_pid(e->d_name + blen))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			if (!(nv = realloc(v, cap * sizeof(*v))))
-				break;
-			v = nv;
-		}
+		if (FSTAP_GROW(v, n + 1, cap))
+			break;
 		if (asprintf(&v[n], "%s%s", slash ? dir : "", e->d_name) < 0)
 			break;
 		n++;

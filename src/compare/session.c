@@ -16,13 +16,11 @@
 #include "compare/compare.h"
 #include "fstap/log.h"
 #include "fstap/output.h"
+#include "fstap/util.h"
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)fstap_now_ns() / 1e9;
 }
 
 static const char *const result_files[] = { "results.json", "results.csv", "chart.svg",

@@ -89,7 +89,8 @@ struct imp {
 	uint32_t uid, gid;
 
 	struct imp_obj *objs;
-	uint64_t nobjs, capobjs;
+	uint64_t nobjs;
+	size_t capobjs;
 	struct imp_dent **dents;
 	uint64_t next_fh;
 

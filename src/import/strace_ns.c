@@ -64,15 +64,12 @@ void ns_free(struct imp *im)
 uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent)
 {
 	if (im->nobjs >= im->capobjs) {
-		uint64_t cap = im->capobjs ? im->capobjs * 2 : 1024;
-		struct imp_obj *v = realloc(im->objs, cap * sizeof(*v));
+		bool first = !im->capobjs;
 
-		if (!v)
+		if (FSTAP_GROW(im->objs, im->nobjs + 1, im->capobjs))
 			return 0;
-		if (!im->capobjs)
-			memset(&v[0], 0, sizeof(v[0]));
-		im->objs = v;
-		im->capobjs = cap;
+		if (first)
+			memset(&im->objs[0], 0, sizeof(im->objs[0]));
 	}
 	memset(&im->objs[im->nobjs], 0, sizeof(im->objs[0]));
 	im->objs[im->nobjs].type = type;

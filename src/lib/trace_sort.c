@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fstap/sort.h"
+#include "fstap/util.h"
 
 uint64_t fstap_sort_window_ns(const struct fstap_trace_info *info)
 {
@@ -172,15 +173,8 @@ int fstap_window_push(struct fstap_window *w, struct fstap_witem *it)
 		w->tail = it;
 		return 0;
 	}
-	if (w->n == w->cap) {
-		size_t c = w->cap ? 2 * w->cap : 64;
-		struct fstap_wrun *p = realloc(w->heap, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->heap = p;
-		w->cap = c;
-	}
+	if (FSTAP_GROW(w->heap, w->n + 1, w->cap))
+		return -ENOMEM;
 	i = w->n++;
 	while (i && run_before(&e, &w->heap[(i - 1) / 2])) {
 		w->heap[i] = w->heap[(i - 1) / 2];

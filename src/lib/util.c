@@ -1,11 +1,10 @@
 /*
  * util.c: the shared pieces of util.h that are not inline: array growth,
- * the clock, the byte hash and the uint64 map.
+ * the byte hash and the uint64 map.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fstap/util.h"
 
@@ -30,14 +29,6 @@ int fstap_grow(void *pp, size_t *cap, size_t need, size_t elem)
 	memcpy(pp, &p, sizeof(p));
 	*cap = n;
 	return 0;
-}
-
-uint64_t fstap_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "replay_i.h"
 
@@ -144,6 +145,17 @@ static json_t *mode_meta(const char *mode, bool writeback, int m, int d)
 	return meta;
 }
 
+/* rp_native_from_meta of meta as a reader parses it (NULL: no metadata). */
+static int native_of(json_t *meta, struct rp_native *n)
+{
+	char *s = meta ? json_dumps(meta, JSON_COMPACT) : NULL;
+	struct fstap_meta m;
+
+	fstap_meta_parse(s, &m);
+	free(s);
+	return rp_native_from_meta(&m, n);
+}
+
 START_TEST(test_timing_native_gap)
 {
 	static const struct {
@@ -157,7 +169,7 @@ START_TEST(test_timing_native_gap)
 		json_t *meta = mode_meta(modes[i].mode, modes[i].writeback, 15000, 20000);
 		struct rp_native n;
 
-		ck_assert_int_eq(rp_native_from_meta(meta, &n), 0);
+		ck_assert_int_eq(native_of(meta, &n), 0);
 		/* the recorded gap less one round trip of the request's kind */
 		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_GETATTR), 85000);
 		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_READ), 80000);
@@ -184,11 +196,11 @@ START_TEST(test_timing_native_without_calibration)
 				      "meta_round_trip_ns", 7000);
 	struct rp_native n;
 
-	ck_assert_int_eq(rp_native_from_meta(meta, &n), -ENOENT);
-	ck_assert_int_eq(rp_native_from_meta(bad, &n), -ENOENT);
-	ck_assert_int_eq(rp_native_from_meta(NULL, &n), -ENOENT);
+	ck_assert_int_eq(native_of(meta, &n), -ENOENT);
+	ck_assert_int_eq(native_of(bad, &n), -ENOENT);
+	ck_assert_int_eq(native_of(NULL, &n), -ENOENT);
 	/* without the data figure, the metadata one stands for both */
-	ck_assert_int_eq(rp_native_from_meta(meta_only, &n), 0);
+	ck_assert_int_eq(native_of(meta_only, &n), 0);
 	ck_assert_uint_eq(rp_native_gap(&n, 10000, 0, FSTAP_OP_READ), 3000);
 	json_decref(meta);
 	json_decref(bad);

@@ -567,6 +567,19 @@ START_TEST(test_trace_rw_metadata_parsed_once)
 	fstap_meta_parse("{\"recorder\":{\"sync_writes_flagged\":true,\"attr_timeout\":\"0\"}}",
 			 &m);
 	ck_assert(!m.attrs_stale && m.syncs_flagged);
+	ck_assert(!m.writeback_cache && !m.calibrated);
+	/* the calibration's round trips: the data figure defaults to the metadata one */
+	fstap_meta_parse("{\"recorder\":{\"writeback_cache\":true,\"calibration\":"
+			 "{\"meta_round_trip_ns\":15000,\"data_round_trip_ns\":20000}}}", &m);
+	ck_assert(m.writeback_cache && m.calibrated);
+	ck_assert_uint_eq(m.meta_round_trip_ns, 15000);
+	ck_assert_uint_eq(m.data_round_trip_ns, 20000);
+	fstap_meta_parse("{\"recorder\":{\"calibration\":{\"meta_round_trip_ns\":0,"
+			 "\"data_round_trip_ns\":-1}}}", &m);
+	ck_assert(m.calibrated);
+	ck_assert_uint_eq(m.data_round_trip_ns, 0);
+	fstap_meta_parse("{\"recorder\":{\"calibration\":{\"meta_round_trip_ns\":-5}}}", &m);
+	ck_assert(!m.calibrated);
 
 	write_trace_as(path, true, 0, TWO_THREAD_META);
 	ck_assert_int_eq(fstap_reader_open(&r, path, NULL), 0);
