@@ -4,9 +4,10 @@
  * system calls reproduce (the target kernel's path walk and permission
  * checks), which GETATTR with a handle stands for a read at the end of a
  * file, and which WRITEs are the parts of one write() the kernel split;
- * from that, what the replay issues (rp_fate).
- * The rules are docs/replay.md's "Semantics"; stage.c keeps each thread's
- * records in order and calls these as neighbours arrive.
+ * from that, what the replay issues (rp_fate, inline in replay_i.h with
+ * rp_classified and rp_op_next/prev). The rules are docs/replay.md's
+ * "Semantics"; stage.c keeps each thread's records in order and calls
+ * these as neighbours arrive.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -324,25 +325,6 @@ unsigned rp_merge_split_write(struct rp_task *t)
 	return n;
 }
 
-/* A thread's neighbours of t, its write markers left out (part of a write()). */
-struct rp_task *rp_op_next(const struct rp_task *t)
-{
-	struct rp_task *n = t->tnext;
-
-	while (n && n->marker)
-		n = n->tnext;
-	return n;
-}
-
-struct rp_task *rp_op_prev(const struct rp_task *t)
-{
-	struct rp_task *p = t->tprev;
-
-	while (p && p->marker)
-		p = p->tprev;
-	return p;
-}
-
 /*
  * What a thread's lookups and getattrs stand for depends on the thread's
  * next request (and, for a getattr with a handle, on its earlier ones), in
@@ -425,51 +407,4 @@ void rp_classify(bool attr_stale, const struct fstap_map *parents, struct rp_tas
 	default:
 		break;
 	}
-}
-
-/*
- * Whether staged record t is classified for good: what it stands for no
- * longer depends on records still to come. A lookup depends on its
- * thread's next request, a getattr on the next two (rp_getattr_dir_twice),
- * a write on the end of the split write() it may start (the continuations
- * it takes, rp_merge_split_write); nothing else on later records.
- */
-bool rp_classified(const struct rp_task *t)
-{
-	const struct rp_task *n;
-
-	if (t->marker || (t->rec.flags & FSTAP_RF_KERNEL))
-		return true;	/* not re-issued as such: nothing to find */
-	switch (t->rec.op) {
-	case FSTAP_OP_LOOKUP:
-		return rp_op_next(t) != NULL;
-	case FSTAP_OP_GETATTR:
-		return (n = rp_op_next(t)) && rp_op_next(n);
-	case FSTAP_OP_WRITE:
-		for (n = t->tnext; n && n->rec.op == FSTAP_OP_WRITE && n->absorbed; n = n->tnext)
-			;
-		return n != NULL;
-	default:
-		return true;
-	}
-}
-
-/* ---- what is issued --------------------------------------------------------- */
-
-enum rp_fate rp_fate(const struct rp_task *t)
-{
-	unsigned op = t->rec.op;
-
-	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn)
-		return RP_FATE_NOT_REPLAYED;
-	/* The kernel's own requests are left to the target kernel; releases
-	 * still close the replay's descriptor (the application's close). */
-	if ((t->rec.flags & FSTAP_RF_KERNEL) && op != FSTAP_OP_RELEASE &&
-	    op != FSTAP_OP_RELEASEDIR)
-		return RP_FATE_KERNEL;
-	if ((op == FSTAP_OP_LOOKUP || op == FSTAP_OP_GETATTR) && t->absorbed)
-		return RP_FATE_ABSORBED;
-	if (op == FSTAP_OP_WRITE && t->merged)
-		return RP_FATE_MERGED;
-	return RP_FATE_ISSUED;
 }

@@ -405,21 +405,75 @@ enum rp_fate {
 	RP_FATE_ABSORBED,	/* a lookup or getattr another call reproduces */
 	RP_FATE_MERGED,		/* a part of a split write(), issued with the first */
 };
-enum rp_fate rp_fate(const struct rp_task *t);
+static inline enum rp_fate rp_fate(const struct rp_task *t)
+{
+	unsigned op = t->rec.op;
+
+	if (op >= FSTAP_OP_NR || !rp_exec_ops[op].fn)
+		return RP_FATE_NOT_REPLAYED;
+	/* The kernel's own requests are left to the target kernel; releases
+	 * still close the replay's descriptor (the application's close). */
+	if ((t->rec.flags & FSTAP_RF_KERNEL) && op != FSTAP_OP_RELEASE &&
+	    op != FSTAP_OP_RELEASEDIR)
+		return RP_FATE_KERNEL;
+	if ((op == FSTAP_OP_LOOKUP || op == FSTAP_OP_GETATTR) && t->absorbed)
+		return RP_FATE_ABSORBED;
+	if (op == FSTAP_OP_WRITE && t->merged)
+		return RP_FATE_MERGED;
+	return RP_FATE_ISSUED;
+}
 /*
  * The first part of a split write() takes the continuations that follow it
  * in its thread's list: adds their sizes and results to t->rec, marks them
  * merged. Returns how many it took.
  */
 unsigned rp_merge_split_write(struct rp_task *t);
+/* t's thread's next and previous requests, its write markers left out. */
+static inline struct rp_task *rp_op_next(const struct rp_task *t)
+{
+	struct rp_task *n = t->tnext;
+
+	while (n && n->marker)
+		n = n->tnext;
+	return n;
+}
+
+static inline struct rp_task *rp_op_prev(const struct rp_task *t)
+{
+	struct rp_task *p = t->tprev;
+
+	while (p && p->marker)
+		p = p->tprev;
+	return p;
+}
+
 /*
  * Whether t, in its thread's list, is classified for good: what it stands
- * for no longer depends on records still to come.
+ * for no longer depends on records still to come. A lookup depends on its
+ * thread's next request, a getattr on the next two (rp_getattr_dir_twice),
+ * a write on the end of the split write() it may start (the continuations
+ * it takes, rp_merge_split_write); nothing else on later records. Inline,
+ * as the functions around it: the dispatcher asks for every record.
  */
-bool rp_classified(const struct rp_task *t);
-/* t's thread's next and previous requests, its write markers left out. */
-struct rp_task *rp_op_next(const struct rp_task *t);
-struct rp_task *rp_op_prev(const struct rp_task *t);
+static inline bool rp_classified(const struct rp_task *t)
+{
+	const struct rp_task *n;
+
+	if (t->marker || (t->rec.flags & FSTAP_RF_KERNEL))
+		return true;	/* not re-issued as such: nothing to find */
+	switch (t->rec.op) {
+	case FSTAP_OP_LOOKUP:
+		return rp_op_next(t) != NULL;
+	case FSTAP_OP_GETATTR:
+		return (n = rp_op_next(t)) && rp_op_next(n);
+	case FSTAP_OP_WRITE:
+		for (n = t->tnext; n && n->rec.op == FSTAP_OP_WRITE && n->absorbed; n = n->tnext)
+			;
+		return n != NULL;
+	default:
+		return true;
+	}
+}
 
 /* ---- run.c ---------------------------------------------------------------- */
 

@@ -178,7 +178,16 @@ static inline void rp_prefetch_task(const struct rp_task *t)
 
 /* ---- stage.c -------------------------------------------------------------- */
 
-struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create);
+/* A new state for thread tid, or NULL (rp_tstate_get's slow path). */
+struct tstate *rp_tstate_new(struct run *r, uint32_t tid);
+
+/* The state of thread tid; if it has none, a new one if create, else NULL. */
+static inline struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create)
+{
+	struct tstate *ts = fstap_map_get_ptr(&r->tids, (uint64_t)tid + 1);
+
+	return ts || !create ? ts : rp_tstate_new(r, tid);
+}
 /* Stages t (out of the window, in start order); 0 or -ENOMEM (t freed). */
 int rp_stage(struct run *r, struct rp_task *t);
 /* Dispatches what the stage releases (all: everything). */
@@ -219,8 +228,22 @@ const char *rp_comm_of(const struct run *r, uint32_t pid);
 struct rp_worker *rp_worker_new(struct run *r, bool remote);
 /* Closes w's queue: it ends once it has executed what it holds. */
 void rp_worker_close(struct rp_worker *w);
-/* Notes the thread of c, an operation record just read. */
-void rp_note_thread(struct run *r, const struct fstap_rec *c);
+/*
+ * Notes the thread of c, an operation record just read: whether the trace
+ * has shown another thread's operations yet (worker.c's comment on the
+ * dispatcher running the first worker's ops). Inline: once per record.
+ */
+static inline void rp_note_thread(struct run *r, const struct fstap_rec *c)
+{
+	if (c->flags & FSTAP_RF_KERNEL)
+		return;
+	if (!r->tid_seen) {
+		r->first_tid = c->tid;
+		r->tid_seen = true;
+	} else if (c->tid != r->first_tid) {
+		r->many_tids = true;
+	}
+}
 /* Ends the dispatcher's own execution of a worker's ops, if it ran them. */
 void rp_dispatcher_exec_end(struct run *r);
 /* Frees an ended worker. */

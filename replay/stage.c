@@ -10,16 +10,10 @@
 
 #include "run_i.h"
 
-struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool create)
+struct tstate *rp_tstate_new(struct run *r, uint32_t tid)
 {
-	uint64_t *v = fstap_map_get(&r->tids, (uint64_t)tid + 1);
-	struct tstate *ts;
+	struct tstate *ts = calloc(1, sizeof(*ts));
 
-	if (v)
-		return (struct tstate *)(uintptr_t)*v;
-	if (!create)
-		return NULL;
-	ts = calloc(1, sizeof(*ts));
 	if (!ts || fstap_map_put(&r->tids, (uint64_t)tid + 1, (uint64_t)(uintptr_t)ts)) {
 		free(ts);
 		return NULL;

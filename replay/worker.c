@@ -284,18 +284,6 @@ static int worker_start(struct rp_worker *w)
  * its thread's working directory (the l*xattr calls): it goes back at the
  * end (rp_dispatcher_exec_end).
  */
-void rp_note_thread(struct run *r, const struct fstap_rec *c)
-{
-	if (c->flags & FSTAP_RF_KERNEL)
-		return;
-	if (!r->tid_seen) {
-		r->first_tid = c->tid;
-		r->tid_seen = true;
-	} else if (c->tid != r->first_tid) {
-		r->many_tids = true;
-	}
-}
-
 static void dispatcher_exec_begin(struct run *r, struct rp_worker *w)
 {
 	r->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);

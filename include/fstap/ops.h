@@ -160,11 +160,30 @@ struct fstap_field_info {
 	size_t width;			/* of that member: 4 or 8 for integers */
 };
 
-/* The info of a record type, or NULL if this fstap does not know it. */
-const struct fstap_op_info *fstap_op_info(unsigned op);
+/* The tables behind fstap_op_info and fstap_field_info (ops.c). */
+extern const struct fstap_op_info fstap_op_table[FSTAP_OP_NR];
+extern const struct fstap_field_info fstap_field_table[FSTAP_F_NR];
+
+/*
+ * The info of a record type, or NULL if this fstap does not know it.
+ * Inline, as fstap_field_info: the decoder and the replay ask per record.
+ */
+static inline const struct fstap_op_info *fstap_op_info(unsigned op)
+{
+	if (op >= FSTAP_OP_NR || !fstap_op_table[op].name)
+		return NULL;
+	return &fstap_op_table[op];
+}
+
 /* The record type called name, or FSTAP_OP_NONE. */
 enum fstap_op fstap_op_by_name(const char *name);
-const struct fstap_field_info *fstap_field_info(enum fstap_field f);
+
+static inline const struct fstap_field_info *fstap_field_info(enum fstap_field f)
+{
+	if ((unsigned)f >= FSTAP_F_NR)
+		return NULL;
+	return &fstap_field_table[f];
+}
 
 static inline int fstap_op_is_meta(unsigned op)
 {

@@ -37,6 +37,12 @@ struct fstap_witem {
 	uint64_t next_key, next_seq;	/* next's key and seq */
 };
 
+/* A run of the window: its head's key and seq, and the head. */
+struct fstap_wrun {
+	uint64_t key, seq;
+	struct fstap_witem *head;
+};
+
 struct fstap_window {
 	struct fstap_wrun *heap;	/* the runs' heads, a min-heap */
 	size_t n, cap;
@@ -59,7 +65,10 @@ static inline bool fstap_window_empty(const struct fstap_window *w)
 }
 
 /* The earliest key in the window (not empty). */
-uint64_t fstap_window_min_key(const struct fstap_window *w);
+static inline uint64_t fstap_window_min_key(const struct fstap_window *w)
+{
+	return w->heap[0].key;
+}
 
 struct fstap_sorter;
 

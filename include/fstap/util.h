@@ -71,10 +71,31 @@ struct fstap_map {
 
 void fstap_map_init(struct fstap_map *m);
 
+/* The slot of key: its own, or the empty one where it would go (cap > 0). */
+static inline size_t fstap_map_slot(const struct fstap_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i = fstap_hash64(key) & mask;
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
 /* Frees the map's tables (not what its values point to); it is empty again. */
 void fstap_map_release(struct fstap_map *m);
-/* The value of key (stable until the next put or del), or NULL. */
-uint64_t *fstap_map_get(const struct fstap_map *m, uint64_t key);
+/*
+ * The value of key (stable until the next put or del), or NULL. Inline:
+ * the replay looks up several maps per record.
+ */
+static inline uint64_t *fstap_map_get(const struct fstap_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return NULL;
+	i = fstap_map_slot(m, key);
+	return m->keys[i] ? &m->vals[i] : NULL;
+}
 /* Sets key's value. 0, -EINVAL for key 0, -ENOMEM. */
 int fstap_map_put(struct fstap_map *m, uint64_t key, uint64_t val);
 /* Removes key; its value in *val if val. False if it was not there. */

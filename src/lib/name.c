@@ -25,9 +25,10 @@ bool fstap_path_valid(const char *path)
 		return true;
 	while (*p == '/') {
 		const char *e = strchrnul(++p, '/');
-		struct fstap_bytes name = { (const uint8_t *)p, (uint32_t)(e - p) };
+		size_t len = (size_t)(e - p);
 
-		if (!fstap_name_valid(name))
+		/* fstap_name_valid, less the '/' and NUL that a component cannot hold */
+		if (!len || len > NAME_MAX || (p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.'))))
 			return false;
 		p = e;
 	}

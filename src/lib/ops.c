@@ -22,7 +22,7 @@
 #define HND FSTAP_OPP_HANDLE
 #define META FSTAP_OPP_META
 
-static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
+const struct fstap_op_info fstap_op_table[FSTAP_OP_NR] = {
 	OP(LOOKUP, "lookup", DENT, F(NAME), F(CHILD), END),
 	OP(GETATTR, "getattr", 0, F(FH), END),
 	OP(SETATTR, "setattr", MUT, F(FH), F(VALID), F(MODE), F(OWNER_UID), F(OWNER_GID),
@@ -76,7 +76,7 @@ static const struct fstap_op_info op_table[FSTAP_OP_NR] = {
 #define FI(id, k, t, m) [FSTAP_F_##id] = { k, FSTAP_FT_##t, offsetof(struct fstap_rec, m), \
 					   sizeof(((struct fstap_rec *)0)->m) }
 
-static const struct fstap_field_info field_table[FSTAP_F_NR] = {
+const struct fstap_field_info fstap_field_table[FSTAP_F_NR] = {
 	FI(NAME, "name", NAME, name),
 	FI(CHILD, "child", U64, child),
 	FI(NEWPARENT, "newparent", U64, newparent),
@@ -122,26 +122,12 @@ static const struct fstap_field_info field_table[FSTAP_F_NR] = {
 	FI(XATTR_SIZES, "xattr_sizes", U64_LIST, xattr_sizes),
 };
 
-const struct fstap_op_info *fstap_op_info(unsigned op)
-{
-	if (op >= FSTAP_OP_NR || !op_table[op].name)
-		return NULL;
-	return &op_table[op];
-}
-
 enum fstap_op fstap_op_by_name(const char *name)
 {
 	unsigned i;
 
 	for (i = 0; i < FSTAP_OP_NR; i++)
-		if (op_table[i].name && !strcmp(op_table[i].name, name))
+		if (fstap_op_table[i].name && !strcmp(fstap_op_table[i].name, name))
 			return (enum fstap_op)i;
 	return FSTAP_OP_NONE;
-}
-
-const struct fstap_field_info *fstap_field_info(enum fstap_field f)
-{
-	if ((unsigned)f >= FSTAP_F_NR)
-		return NULL;
-	return &field_table[f];
 }

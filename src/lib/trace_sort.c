@@ -111,11 +111,6 @@ struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec)
 
 /* ---- the window: a merge of sorted runs ------------------------------------- */
 
-struct fstap_wrun {
-	uint64_t key, seq;
-	struct fstap_witem *head;
-};
-
 void fstap_window_init(struct fstap_window *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -127,11 +122,6 @@ void fstap_window_release(struct fstap_window *w)
 	w->heap = NULL;
 	w->n = w->cap = 0;
 	w->tail = NULL;
-}
-
-uint64_t fstap_window_min_key(const struct fstap_window *w)
-{
-	return w->heap[0].key;
 }
 
 static inline bool run_before(const struct fstap_wrun *a, const struct fstap_wrun *b)

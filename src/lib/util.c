@@ -55,25 +55,6 @@ void fstap_map_release(struct fstap_map *m)
 	fstap_map_init(m);
 }
 
-static size_t slot_of(const struct fstap_map *m, uint64_t key)
-{
-	size_t mask = m->cap - 1, i = fstap_hash64(key) & mask;
-
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & mask;
-	return i;
-}
-
-uint64_t *fstap_map_get(const struct fstap_map *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->cap || !key)
-		return NULL;
-	i = slot_of(m, key);
-	return m->keys[i] ? &m->vals[i] : NULL;
-}
-
 static int map_grow(struct fstap_map *m)
 {
 	struct fstap_map n;
@@ -90,7 +71,7 @@ static int map_grow(struct fstap_map *m)
 	}
 	for (i = 0; i < m->cap; i++) {
 		if (m->keys[i]) {
-			size_t j = slot_of(&n, m->keys[i]);
+			size_t j = fstap_map_slot(&n, m->keys[i]);
 
 			n.keys[j] = m->keys[i];
 			n.vals[j] = m->vals[i];
@@ -110,7 +91,7 @@ int fstap_map_put(struct fstap_map *m, uint64_t key, uint64_t val)
 		return -EINVAL;
 	if (2 * (m->n + 1) > m->cap && map_grow(m))
 		return -ENOMEM;
-	i = slot_of(m, key);
+	i = fstap_map_slot(m, key);
 	if (!m->keys[i]) {
 		m->keys[i] = key;
 		m->n++;
@@ -126,7 +107,7 @@ bool fstap_map_del(struct fstap_map *m, uint64_t key, uint64_t *val)
 	if (!m->cap || !key)
 		return false;
 	mask = m->cap - 1;
-	i = slot_of(m, key);
+	i = fstap_map_slot(m, key);
 	if (!m->keys[i])
 		return false;
 	if (val)
