@@ -6,7 +6,7 @@
  * Each request is done on the image at once, then its reply waits until the
  * model's completion time (CLOCK_MONOTONIC), so requests queue as on the
  * device and the real I/O hides inside the modeled time. At the end (an
- * unmount, SIGINT, SIGTERM or SIGHUP: src/record/stop.c unmounts, waiting
+ * unmount, SIGINT, SIGTERM or SIGHUP: fstap/stop.h unmounts, waiting
  * for a loop device still attached) it prints what the model did and
  * writes it as JSON on request.
  *
@@ -40,8 +40,8 @@
 #include "disk/daemon.h"
 #include "fstap/log.h"
 #include "fstap/output.h"
+#include "fstap/stop.h"
 #include "fstap/util.h"
-#include "record/stop_i.h"
 
 #define FILE_INO 2
 #define STATS_INO 3		/* STATS_NAME: the statistics so far, as JSON */
@@ -580,7 +580,7 @@ static int serve(struct disk_session *s, const struct disk_opts *o)
 	struct fuse_args fa;
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
-	struct rec_stop *stop = NULL;
+	struct fstap_stop *stop = NULL;
 	int ret = 1;
 
 	snprintf(mntopts, sizeof(mntopts), "%smax_read=%u,fsname=fstap-disk,subtype=fstap-disk",
@@ -591,7 +591,7 @@ static int serve(struct disk_session *s, const struct disk_opts *o)
 	fuse_opt_free_args(&fa);
 	if (!se)
 		return fstap_error(1, "cannot create the FUSE session");
-	if (rec_stop_start(&stop, o->mountpoint) < 0) {
+	if (fstap_stop_start(&stop, o->mountpoint) < 0) {
 		fstap_error(1, "cannot set signal handlers");
 		goto out;
 	}
@@ -618,7 +618,7 @@ static int serve(struct disk_session *s, const struct disk_opts *o)
 		fstap_error(1, "the FUSE session ended with an error");
 	fuse_session_unmount(se);
 out_stop:
-	rec_stop_finish(stop);
+	fstap_stop_finish(stop);
 out:
 	fuse_session_destroy(se);
 	return ret;

@@ -8,13 +8,13 @@ libdisk_a_SOURCES = \
 	src/disk/raid5.c
 libdisk_a_CFLAGS = $(AM_CFLAGS)
 
-# The daemon uses the recorder's stop handling (src/record/stop.c).
+# The daemon stops as the recorder does (fstap/stop.h, in libfstap).
 noinst_LIBRARIES += libdiskd.a
 libdiskd_a_SOURCES = src/disk/daemon.h src/disk/daemon.c
 libdiskd_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-disk.c
-fstap_LDADD += libdiskd.a libdisk.a librecord.a $(FSTAP_LIBS) $(FUSE_LIBS) -lm
+fstap_LDADD += libdiskd.a libdisk.a $(FSTAP_LIBS) $(FUSE_LIBS) -lm
 
 DISK_UNIT_TESTS = tests/unit/check_disk_model
 check_PROGRAMS += $(DISK_UNIT_TESTS)

@@ -1,6 +1,7 @@
 # libfstap: the trace format, its reader and writer, JSON Lines, path
-# resolution, logging, the crash handler, safe output files and the shared
-# pieces (util.h). Every other part links it.
+# resolution, logging, the crash handler, safe output files, the stopping of
+# a FUSE daemon (stop.h) and the shared pieces (util.h). Every other part
+# links it.
 noinst_LIBRARIES += libfstap.a
 libfstap_a_SOURCES = \
 	include/fstap/ops.h \
@@ -18,6 +19,7 @@ libfstap_a_SOURCES = \
 	include/fstap/util.h \
 	include/fstap/name.h \
 	include/fstap/state.h \
+	include/fstap/stop.h \
 	include/fstap/testhook.h \
 	src/lib/codec_i.h \
 	src/lib/crc32c.c \
@@ -41,6 +43,7 @@ libfstap_a_SOURCES = \
 	src/lib/util.c \
 	src/lib/name.c \
 	src/lib/state.c \
+	src/lib/stop.c \
 	src/lib/testhook.c
 libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

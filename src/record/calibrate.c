@@ -37,10 +37,10 @@
 #include <unistd.h>
 
 #include "fstap/log.h"
+#include "fstap/stop.h"
 #include "fstap/util.h"
 #include "record/calibrate_i.h"
 #include "record/record_i.h"
-#include "record/stop_i.h"
 
 #define CAL_WARMUP 16		/* requests not counted: the first wake-ups */
 #define CAL_FILE_INO 2
@@ -331,7 +331,7 @@ int rec_calibrate(unsigned threads, struct rec_calibration *cal)
 		goto out_se;
 	}
 	ret = cal_client_wait(&cl);
-	if (ret != -ETIMEDOUT && rec_unmount(c.dir) == 0) {
+	if (ret != -ETIMEDOUT && fstap_unmount(c.dir) == 0) {
 		/* the loop ends on the unmount; its descriptor is closed after it */
 		if (cl.started)
 			pthread_join(cl.th, NULL);

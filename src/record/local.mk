@@ -7,7 +7,6 @@ librecord_a_SOURCES = \
 	src/record/record.h \
 	src/record/record_i.h \
 	src/record/snapshot_i.h \
-	src/record/stop_i.h \
 	src/record/calibrate_i.h \
 	src/record/calibrate.c \
 	src/record/inode.c \
@@ -24,8 +23,7 @@ librecord_a_SOURCES = \
 	src/record/rec_dirs.c \
 	src/record/rec_attrs.c \
 	src/record/syncw.c \
-	src/record/record.c \
-	src/record/stop.c
+	src/record/record.c
 librecord_a_CFLAGS = $(AM_CFLAGS) $(FUSE_CFLAGS) $(JANSSON_CFLAGS)
 
 fstap_SOURCES += src/cli/cmd-record.c

@@ -10,7 +10,7 @@
  * an unwritable trace path.
  *
  * Not here: the handlers (rec_ops.c), the file-system work (passthrough.c),
- * the writer thread (recbuf.c), stopping and unmounting (stop.c), the
+ * the writer thread (recbuf.c), stopping and unmounting (fstap/stop.h), the
  * command line (src/cli/cmd-record.c).
  */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
@@ -38,6 +38,7 @@
 #include "config.h"
 #include "fstap/crash.h"
 #include "fstap/log.h"
+#include "fstap/stop.h"
 #include "fstap/testhook.h"
 #include "fstap/trace.h"
 #include "fstap/util.h"
@@ -45,7 +46,6 @@
 #include "record/record.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
-#include "record/stop_i.h"
 
 const char *const rec_cache_names[REC_CACHE_NR] = { "all", "calls", "direct", "kernel" };
 const char *const rec_snapshot_names[REC_SNAP_NR] = { "full", "touched", "none" };
@@ -192,7 +192,7 @@ static mode_t app_umask = 022;	/* the umask fstap was started with */
 struct runner {
 	pid_t pid;
 	int status;
-	struct rec_stop *stop;
+	struct fstap_stop *stop;
 	pthread_t thread;
 };
 
@@ -203,11 +203,11 @@ static void *runner_main(void *arg)
 
 	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 		;
-	rec_stop_request(r->stop);
+	fstap_stop_request(r->stop);
 	return NULL;
 }
 
-static int start_command(struct runner *r, char **cmd, struct rec_stop *stop)
+static int start_command(struct runner *r, char **cmd, struct fstap_stop *stop)
 {
 	char cwd[PATH_MAX];
 	pid_t pid;
@@ -231,7 +231,7 @@ static int start_command(struct runner *r, char **cmd, struct rec_stop *stop)
 	}
 	r->pid = pid;
 	r->stop = stop;
-	rec_stop_set_command(stop, pid);
+	fstap_stop_set_command(stop, pid);
 	if (pthread_create(&r->thread, NULL, runner_main, r)) {
 		waitpid(pid, &r->status, 0);
 		return fstap_error(-EAGAIN, "cannot start a thread");
@@ -365,7 +365,7 @@ struct run {
 	struct rec_session *s;
 	struct fstap_writer *w;
 	struct fuse_session *se;
-	struct rec_stop *stop;
+	struct fstap_stop *stop;
 	struct runner runner;
 	char mntopts[PATH_MAX + 128];
 	char *meta;
@@ -525,7 +525,7 @@ static int mount_session(struct run *r)
 		fstap_error(-EINVAL, "cannot create the FUSE session");
 		return -1;
 	}
-	ret = rec_stop_start(&r->stop, o->mountpoint);
+	ret = fstap_stop_start(&r->stop, o->mountpoint);
 	if (ret < 0) {
 		fstap_error(ret, "cannot set signal handlers: %s", strerror(-ret));
 		return -1;
@@ -656,7 +656,7 @@ static void teardown(struct run *r)
 {
 	struct rec_session *s = r->s;
 
-	r->stop_sig = rec_stop_finish(r->stop);
+	r->stop_sig = fstap_stop_finish(r->stop);
 	if (r->se)
 		fuse_session_destroy(r->se);
 	if (s->rb)

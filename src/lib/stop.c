@@ -1,5 +1,5 @@
 /*
- * stop.c: stopping a recording (src/record/stop_i.h): the handlers of the
+ * stop.c: stopping a FUSE daemon (fstap/stop.h): the handlers of the
  * stop signals, the thread that unmounts when asked, the wait for a mount
  * point still in use (and the count of the processes using it, found in
  * /proc without a request to the mount), and the unmount itself, with
@@ -25,11 +25,11 @@
 
 #include "fstap/log.h"
 #include "fstap/util.h"
-#include "record/stop_i.h"
+#include "fstap/stop.h"
 
 #define RETRY_MS 200		/* between two unmount attempts of a busy mount */
 
-struct rec_stop {
+struct fstap_stop {
 	const char *mountpoint;
 	sem_t sem;		/* posted for each stop request */
 	pthread_t thread;
@@ -40,7 +40,7 @@ struct rec_stop {
 };
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct rec_stop *_Atomic active;
+static struct fstap_stop *_Atomic active;
 static struct sigaction old_pipe;
 
 /* ---- the unmount ------------------------------------------------------- */
@@ -91,7 +91,7 @@ static int try_unmount(const char *mountpoint, uint64_t mnt, bool lazy)
 	return mnt && mount_id(mountpoint) == mnt ? -EBUSY : 0;
 }
 
-int rec_unmount(const char *mountpoint)
+int fstap_unmount(const char *mountpoint)
 {
 	int ret = try_unmount(mountpoint, mount_id(mountpoint), false);
 
@@ -155,7 +155,7 @@ static unsigned count_users(uint64_t mnt)
 
 /* ---- the thread ------------------------------------------------------------ */
 
-static int wait_request(struct rec_stop *st, long ms)
+static int wait_request(struct fstap_stop *st, long ms)
 {
 	struct timespec ts;
 
@@ -189,7 +189,7 @@ static void tell_waiting(const char *mountpoint, uint64_t mnt)
  * still busy at the second attempt: the kernel may hold it a moment after
  * a process exits) or detaches it on a new request.
  */
-static void unmount_when_unused(struct rec_stop *st)
+static void unmount_when_unused(struct fstap_stop *st)
 {
 	uint64_t mnt = mount_id(st->mountpoint);
 	unsigned tries = 0;
@@ -216,7 +216,7 @@ static void unmount_when_unused(struct rec_stop *st)
 
 static void *stop_main(void *arg)
 {
-	struct rec_stop *st = arg;
+	struct fstap_stop *st = arg;
 
 	while (sem_wait(&st->sem) < 0 && errno == EINTR)
 		;
@@ -229,7 +229,7 @@ static void *stop_main(void *arg)
 
 static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
-	struct rec_stop *st = atomic_load(&active);
+	struct fstap_stop *st = atomic_load(&active);
 	int saved = errno;
 	pid_t cmd;
 
@@ -248,9 +248,9 @@ static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-int rec_stop_start(struct rec_stop **out, const char *mountpoint)
+int fstap_stop_start(struct fstap_stop **out, const char *mountpoint)
 {
-	struct rec_stop *st = calloc(1, sizeof(*st));
+	struct fstap_stop *st = calloc(1, sizeof(*st));
 	struct sigaction sa, ign;
 	size_t i;
 	int ret;
@@ -283,18 +283,18 @@ int rec_stop_start(struct rec_stop **out, const char *mountpoint)
 	return 0;
 }
 
-void rec_stop_set_command(struct rec_stop *st, pid_t pid)
+void fstap_stop_set_command(struct fstap_stop *st, pid_t pid)
 {
 	atomic_store(&st->command, pid);
 }
 
-void rec_stop_request(struct rec_stop *st)
+void fstap_stop_request(struct fstap_stop *st)
 {
 	atomic_store(&st->command, 0);
 	sem_post(&st->sem);
 }
 
-int rec_stop_finish(struct rec_stop *st)
+int fstap_stop_finish(struct fstap_stop *st)
 {
 	size_t i;
 	int sig;
