@@ -76,6 +76,11 @@ static const char usage[] =
 	"  --order=MODE         replay order: strict, thread (default), resource, none\n"
 	"  --pace=PACE          replay pacing: afap (default), orig, N%\n"
 	"  --cache-limit=SIZE   replay in a memory cgroup limited to SIZE\n"
+	"  --clone=N            N clients per run: 'fstap prepare --clone=N' makes N\n"
+	"                       copies of the initial state and 'fstap replay\n"
+	"                       --clone=N' replays them at once; a row's elapsed\n"
+	"                       time is the whole N-client run, its ops/s and counts\n"
+	"                       all N clients' (default 1)\n"
 	"\n"
 	"Output:\n"
 	"  --out=DIR            write DIR/results.json, results.csv, chart.svg,\n"
@@ -173,7 +178,8 @@ static int add_variants(struct cmp_config *o, const char *list)
 
 enum { OPT_FS = 256, OPT_CAND, OPT_TARGET, OPT_DEVICE, OPT_FORCE, OPT_IMGDIR, OPT_IMGSIZE,
        OPT_VARIANT, OPT_RUNS, OPT_ORDER, OPT_PACE, OPT_LIMIT, OPT_OUT, OPT_NOPROG,
-       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS, OPT_INCOMPLETE, OPT_BUDGET, OPT_DISK, OPT_LOGDISK };
+       OPT_SEED, OPT_MAXDIV, OPT_MAXRUNS, OPT_INCOMPLETE, OPT_BUDGET, OPT_DISK, OPT_LOGDISK,
+       OPT_CLONE };
 
 /* The options that take a number: sizes, counts, seconds, a seed, a percentage. */
 static int parse_number(int ch, const char *optarg, struct cmp_config *o)
@@ -196,6 +202,14 @@ static int parse_number(int ch, const char *optarg, struct cmp_config *o)
 		if (errno || *end || !*optarg || o->runs < 1 || o->runs > 1000)
 			return cmd_usage_error("compare", "--runs must be 1 to 1000 or auto, "
 					       "not '%s'", optarg);
+		break;
+	case OPT_CLONE:
+		errno = 0;
+		o->clone = strtoul(optarg, &end, 10);
+		if (errno || *end || !*optarg || *optarg == '-' || o->clone < 1 ||
+		    o->clone > RP_CLONES_MAX)
+			return cmd_usage_error("compare", "--clone must be a number from 1 to %u, "
+					       "not '%s'", RP_CLONES_MAX, optarg);
 		break;
 	case OPT_MAXRUNS:
 		errno = 0;
@@ -340,6 +354,7 @@ static int parse(int argc, char **argv, struct cmp_config *o)
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
 		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
+		{ "clone", required_argument, NULL, OPT_CLONE },
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "help", no_argument, NULL, 'h' },
@@ -350,6 +365,7 @@ static int parse(int argc, char **argv, struct cmp_config *o)
 	int ch, ret;
 
 	o->runs = 3;
+	o->clone = 1;
 	o->max_runs = 0;
 	o->max_divergence = CMP_MAX_DIVERGENCE;
 	o->image_dir = "/var/tmp";
@@ -394,6 +410,7 @@ static int parse(int argc, char **argv, struct cmp_config *o)
 		}
 		case OPT_IMGSIZE:
 		case OPT_RUNS:
+		case OPT_CLONE:
 		case OPT_MAXRUNS:
 		case OPT_BUDGET:
 		case OPT_SEED:

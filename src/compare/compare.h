@@ -64,14 +64,15 @@ struct cmp_trace_size {
 	uint64_t initial_bytes;	/* sum of the sizes of the initial regular files */
 	uint64_t written_bytes;	/* bytes written, fallocated or copied by the workload */
 	uint64_t inodes;	/* objects of the initial state plus objects created */
+	unsigned copies;	/* copies of it on each file system (--clone); 0 counts as 1 */
 };
 
 /* The smallest image mkfs.FSTYPE accepts with its defaults (xfs 300 MiB, ...). */
 uint64_t cmp_fs_min_size(const char *fstype);
 /*
  * The default image size for FSTYPE: twice what the trace needs (data,
- * growth and a 4 KiB block plus 4 KiB of metadata per object) plus 64 MiB,
- * rounded up to 64 MiB, and at least cmp_fs_min_size().
+ * growth and a 4 KiB block plus 4 KiB of metadata per object) times its
+ * copies, plus 64 MiB, rounded up to 64 MiB, and at least cmp_fs_min_size().
  */
 uint64_t cmp_image_size(const struct cmp_trace_size *s, const char *fstype);
 /* Formats a byte count as "300 MiB", "1.5 GiB". Returns buf. */
@@ -151,6 +152,7 @@ struct cmp_row {
 struct cmp_results {
 	const char *trace;
 	unsigned runs;		/* runs asked for per row */
+	unsigned clone;		/* clients per run (--clone=N), each a copy of the workload */
 	struct cmp_row *rows;
 	unsigned nrows;
 	json_t *options;	/* borrowed, for results.json (may be NULL) */
@@ -245,6 +247,7 @@ struct cmp_env {
 	const char *disk;	/* --disk: the images on a modeled device (MODEL[,K=V...]), or NULL */
 	const char *log_disk;	/* --log-disk: the @log image's model, or NULL (--disk's) */
 	char *const *replay_args;	/* extra replay options (NULL-terminated) */
+	unsigned clone;		/* --clone=N: N copies prepared and replayed at once; 1: one */
 	bool progress;		/* a progress line on stderr */
 	unsigned row_no, nrows;	/* for the progress line */
 };
@@ -357,6 +360,7 @@ struct cmp_config {
 	const char *image_dir, *device, *out, *trace, *disk, *log_disk;
 	unsigned long long image_size, cache_limit;
 	unsigned long runs, seed, max_runs;
+	unsigned long clone;	/* --clone=N; 1 (the default): one client */
 	double max_divergence;	/* a share of the operations */
 	double time_budget;	/* seconds; 0: none */
 	bool force, progress, seeded, runs_auto, allow_incomplete;

@@ -27,6 +27,7 @@
 
 #include "compare/compare.h"
 #include "fstap/log.h"
+#include "replay/replay.h"
 
 volatile sig_atomic_t cmp_interrupted;
 
@@ -488,7 +489,8 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 {
 	const struct cmp_candidate *c = row->cand;
 	char mnt[PATH_MAX], target[PATH_MAX], json[PATH_MAX], arg_json[PATH_MAX + 8];
-	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16], vtrace[PATH_MAX];
+	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16], vtrace[PATH_MAX], arg_clone[32];
+	char clone0[PATH_MAX + 16];
 	char reason[sizeof(row->reason)], *argv[64], dev[64] = "";
 	struct cmp_blkstat st0, st1;
 	struct cmp_run r;
@@ -514,9 +516,13 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	}
 
 	progress(env, row, run, runs, "prepare");
+	/* --clone=N: N copies prepared in TARGET/clone-K, replayed at once */
+	snprintf(arg_clone, sizeof(arg_clone), "--clone=%u", env->clone);
 	argv[n++] = (char *)env->self;
 	argv[n++] = (char *)"prepare";
 	argv[n++] = (char *)"-q";
+	if (env->clone > 1)
+		argv[n++] = arg_clone;
 	argv[n++] = (char *)trace;
 	argv[n++] = target;
 	argv[n] = NULL;
@@ -526,9 +532,11 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	}
 
 	if (cmp_variant_at_run(row->variant)) {
+		/* with clones, from the first: each is prepared alike, in the same order */
+		snprintf(clone0, sizeof(clone0), RP_CLONE_DIR_FMT, target, 0u);
 		progress(env, row, run, runs, row->variant);
-		if (cmp_variant_make(env, row->variant, trace, target, log, vtrace, sizeof(vtrace),
-				     reason, sizeof(reason))) {
+		if (cmp_variant_make(env, row->variant, trace, env->clone > 1 ? clone0 : target,
+				     log, vtrace, sizeof(vtrace), reason, sizeof(reason))) {
 			cmp_row_fail(row, "%s", reason);
 			return -1;
 		}
@@ -553,6 +561,8 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	/* the writes count until durable: syncfs of the target after the last call */
 	argv[n++] = (char *)"--sync-at-end";
 	argv[n++] = (char *)"--no-progress";
+	if (env->clone > 1)
+		argv[n++] = arg_clone;
 	for (i = 0; env->replay_args && env->replay_args[i] && n < 60; i++)
 		argv[n++] = env->replay_args[i];
 	argv[n++] = (char *)trace;

@@ -36,6 +36,6 @@ tests_unit_check_compare_stats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(JANSSON_C
 tests_unit_check_compare_stats_LDADD = libcompare.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
 
 COMPARE_TESTS = tests/integration/t3500-compare.sh tests/integration/t3510-compare-verdict.sh \
-	tests/integration/t3520-compare-device.sh
+	tests/integration/t3520-compare-device.sh tests/integration/t3530-compare-clone.sh
 TESTS += $(COMPARE_TESTS)
 EXTRA_DIST += $(COMPARE_TESTS) docs/compare.md tests/integration/data/unlink-missing.jsonl

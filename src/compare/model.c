@@ -179,14 +179,16 @@ uint64_t cmp_fs_min_size(const char *fstype)
 
 uint64_t cmp_image_size(const struct cmp_trace_size *s, const char *fstype)
 {
-	uint64_t need, size, min = cmp_fs_min_size(fstype);
+	uint64_t need, size, min = cmp_fs_min_size(fstype), copies = s->copies ? s->copies : 1;
 	const uint64_t cap = 1ULL << 50;
 
 	if (s->initial_bytes > cap || s->written_bytes > cap || s->inodes > cap / 8192)
 		return cap;
 	need = s->initial_bytes + s->written_bytes;
 	need += s->inodes * 8192;
-	size = 2 * need + 64 * MiB;
+	if (need > cap / copies)
+		return cap;
+	size = 2 * need * copies + 64 * MiB;
 	size = (size + 64 * MiB - 1) / (64 * MiB) * (64 * MiB);
 	return size < min ? min : size;
 }

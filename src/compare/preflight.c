@@ -239,6 +239,7 @@ json_t *cmp_options_json(const struct cmp_config *o, const struct cmp_trace_size
 		json_object_set_new(j, "time_budget_s", o->time_budget > 0 ?
 				    json_real(o->time_budget) : json_null());
 	}
+	json_object_set_new(j, "clone", json_integer((json_int_t)o->clone));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(j, "max_divergence", json_real(o->max_divergence));
 	for (i = 0; i < o->nvar; i++)
@@ -312,6 +313,7 @@ int cmp_preflight(const struct cmp_config *o, struct cmp_trace_size *size)
 				   "file systems and drops the page cache");
 	if (scan_trace(o->trace, o->allow_incomplete, size, &trace_bytes) || check_tools(o))
 		return -EINVAL;
+	size->copies = (unsigned)o->clone;
 	if (o->device && check_device(o->device, o->force))
 		return -EINVAL;
 	return check_space(o, size, trace_bytes);

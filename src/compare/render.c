@@ -225,6 +225,10 @@ static void table_header(FILE *f, const struct cmp_results *res, bool synced)
 			fprintf(f, ", within %g s (--time-budget)", res->time_budget);
 		fputc('\n', f);
 	}
+	if (res->clone > 1)
+		fprintf(f, "--clone=%u: each run is %u clients at once, each on its own copy of the "
+			   "workload; elapsed: the longest client's, ops/s and counts: all of theirs\n",
+			res->clone, res->clone);
 	if (res->shuffled)
 		fprintf(f, "runs of all rows interleaved in a shuffled order (--seed=%lu repeats it)\n",
 			res->seed);
@@ -631,6 +635,7 @@ json_t *cmp_results_json(const struct cmp_results *res)
 	json_object_set_new(root, "fstap_compare", json_integer(1));
 	json_object_set_new(root, "trace", json_string(res->trace));
 	json_object_set_new(root, "runs_per_row", json_integer(res->runs));
+	json_object_set_new(root, "clone", json_integer(res->clone ? res->clone : 1));
 	if (res->options)
 		json_object_set(root, "options", res->options);
 	if (res->machine)

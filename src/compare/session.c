@@ -268,6 +268,7 @@ static void init_results(struct cmp_config *o, const struct cmp_trace_size *size
 		o->seed = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
 	res->trace = o->trace;
 	res->runs = (unsigned)o->runs;
+	res->clone = (unsigned)o->clone;
 	res->shuffled = true;
 	res->seed = o->seed;
 	res->max_divergence = o->max_divergence;
@@ -344,6 +345,7 @@ int cmp_main(struct cmp_config *o)
 	env.disk = o->disk;
 	env.log_disk = o->log_disk;
 	env.replay_args = o->replay_args;
+	env.clone = (unsigned)o->clone;
 	env.progress = o->progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 	init_results(o, &size, logdir, &res);
 

@@ -81,7 +81,7 @@ END_TEST
 
 START_TEST(test_image_size)
 {
-	struct cmp_trace_size s = { 0, 0, 0 };
+	struct cmp_trace_size s = { 0, 0, 0, 0 };
 	char buf[32];
 
 	/* An empty trace gets the minimum of each file system. */
@@ -101,6 +101,21 @@ START_TEST(test_image_size)
 		ck_assert_uint_eq(cmp_image_size(&s, "ext4"), want);
 		ck_assert_uint_eq(cmp_image_size(&s, "xfs"), want);
 		ck_assert_uint_eq(want % (64 * MiB), 0);
+	}
+	/* --clone=3: three copies on each image; 1 is one, as 0 is. */
+	{
+		uint64_t need = 2 * 3 * (150 * MiB + 1000 * 8192) + 64 * MiB;
+		uint64_t want = (need + 64 * MiB - 1) / (64 * MiB) * (64 * MiB), one;
+
+		one = cmp_image_size(&s, "ext4");
+		s.copies = 1;
+		ck_assert_uint_eq(cmp_image_size(&s, "ext4"), one);
+		s.copies = 3;
+		ck_assert_uint_eq(cmp_image_size(&s, "ext4"), want);
+		s.copies = 1024;
+		s.written_bytes = 1ULL << 45;
+		ck_assert_uint_eq(cmp_image_size(&s, "ext4"), 1ULL << 50);
+		s.copies = 0;
 	}
 	/* Huge values saturate instead of overflowing. */
 	s.initial_bytes = ~0ULL;
@@ -276,7 +291,16 @@ START_TEST(test_table)
 	ck_assert_ptr_nonnull(strstr(t, "1.00x"));
 	ck_assert_ptr_nonnull(strstr(t, "bad        recorded  FAILED: mkfs.ext4 failed (exit 1)"));
 	ck_assert_ptr_null(strstr(t, "runs done"));
+	ck_assert_ptr_null(strstr(t, "--clone"));
 	free(t);
+	/* --clone=3: the header says what a run is */
+	res.clone = 3;
+	t = render(cmp_render_table, &res);
+	ck_assert_ptr_nonnull(strstr(t, "\n--clone=3: each run is 3 clients at once, each on its "
+				       "own copy of the workload; elapsed: the longest client's, "
+				       "ops/s and counts: all of theirs\n"));
+	free(t);
+	res.clone = 0;
 	/* a row interrupted after two runs shows them */
 	add_run(&res.rows[3], 2.0, 1000, 5000, 20000);
 	add_run(&res.rows[3], 3.0, 1000, 5000, 20000);
@@ -415,6 +439,8 @@ START_TEST(test_json)
 	make_results(&res);
 	j = cmp_results_json(&res);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "fstap_compare")), 1);
+	/* one client unless --clone said otherwise */
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "clone")), 1);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "candidates")), 3);
 	rows = json_object_get(j, "rows");
 	ck_assert_uint_eq(json_array_size(rows), 4);
@@ -446,6 +472,10 @@ START_TEST(test_json)
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(row, "reason")), "mkfs"));
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "conclusion")),
 				     "xfs-512 (name) is fastest"));
+	json_decref(j);
+	res.clone = 4;
+	j = cmp_results_json(&res);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "clone")), 4);
 	json_decref(j);
 	free_results(&res);
 }
