@@ -8,7 +8,11 @@ libanalysis_a_SOURCES = \
 	src/analysis/objtab.c \
 	src/analysis/util.c \
 	src/analysis/order.c \
+	src/analysis/report_i.h \
 	src/analysis/report.c \
+	src/analysis/report_json.c \
+	src/analysis/report_order.c \
+	src/analysis/report_text.c \
 	src/analysis/filter.c \
 	src/analysis/reorder.c \
 	src/analysis/listing.c \
