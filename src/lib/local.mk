@@ -31,7 +31,10 @@ libfstap_a_SOURCES = \
 	src/lib/trace_meta.c \
 	src/lib/jsonl_export.c \
 	src/lib/jsonl_import.c \
+	src/lib/pathmap_i.h \
 	src/lib/pathmap.c \
+	src/lib/pathmap_table.c \
+	src/lib/pathmap_forget.c \
 	src/lib/trace_sort.c \
 	src/lib/rec_pack.c \
 	src/lib/log.c \

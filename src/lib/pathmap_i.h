@@ -1,0 +1,164 @@
+/*
+ * pathmap_i.h: the inside of struct fstap_pathmap (fstap/pathmap.h). Every
+ * object keeps the list of its names, (directory, name) pairs; the first
+ * one is the one its path uses. Two open-addressing hash tables, one from
+ * object id to its node and one from (directory, name) to the name, index
+ * two arrays. The store of nodes and names is pathmap_table.c; open
+ * handles, deaths and forgetting are pathmap_forget.c; pathmap.c learns
+ * from records and builds paths.
+ *
+ * Not a public API: src/lib/pathmap*.c include this.
+ */
+#ifndef FSTAP_LIB_PATHMAP_I_H
+#define FSTAP_LIB_PATHMAP_I_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fstap/pathmap.h"
+#include "fstap/util.h"
+
+struct pm_name {
+	uint64_t obj;
+	uint64_t parent;
+	char *name;		/* owned, NUL-terminated */
+	uint32_t name_len;
+	uint32_t next;		/* the object's next name, or the next free one: index + 1 */
+	bool linked;		/* in the entry table; false: the last name, removed */
+};
+
+struct pm_node {
+	uint64_t obj;
+	uint32_t names;		/* its first name (index + 1); 0: none known */
+	uint32_t open;		/* handles open on it (open, create, opendir less releases) */
+	uint32_t kids;		/* names in it (an unlinked one kept as a path included) */
+	bool dir;		/* known to be a directory: it has one name */
+	bool renamed;		/* a record removed or moved one of its names */
+	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
+};
+
+/* A dead object waiting for the grace period to pass. */
+struct pm_grave {
+	uint64_t obj;
+	uint64_t died_ns;	/* the node's died_ns when it was queued */
+};
+
+struct fstap_pathmap {
+	struct pm_node *nodes;
+	size_t nnodes, cap_nodes;
+	struct pm_name *names;
+	size_t nnames, cap_names;	/* slots used, live or on the free list */
+	uint32_t free_names;	/* head of the free list (index + 1) */
+	uint32_t *by_obj;	/* slot -> node index + 1 */
+	uint32_t *by_entry;	/* slot -> name index + 1; 0 empty, PM_TOMB deleted */
+	size_t nslots;		/* power of two, > 2 * (max(nnodes, nnames) + ntomb) */
+	size_t ntomb;		/* deleted entry slots, cleared by rehash */
+	uint64_t *dying;	/* objects that may have died during a record */
+	size_t ndying, cap_dying;
+	struct pm_grave *graves;	/* dead objects in order of death: [head, ngraves) */
+	size_t head, ngraves, cap_graves;
+	uint64_t now_ns;	/* the latest start of an operation record */
+	void (*on_forget)(void *arg, uint64_t obj);
+	void *forget_arg;
+	bool oom;		/* a push to dying failed */
+};
+
+#define PM_TOMB UINT32_MAX
+#define PM_NONE UINT32_MAX
+
+/* Where pm_add_name puts a new name in the object's list. */
+enum pm_place { PM_NAME_FIRST, PM_NAME_LAST };
+
+/* ---- looking up the two tables ------------------------------------------- */
+
+/* The node (index) of obj, or PM_NONE. */
+static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj)
+{
+	size_t mask = pm->nslots - 1, i = fstap_hash64(obj) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		uint32_t v = pm->by_obj[i];
+
+		if (!v)
+			return PM_NONE;
+		if (pm->nodes[v - 1].obj == obj)
+			return v - 1;
+	}
+}
+
+static inline bool pm_name_is(const struct pm_name *n, uint64_t parent, const uint8_t *name,
+			      uint32_t len)
+{
+	return n->parent == parent && n->name_len == len && (!len || !memcmp(n->name, name, len));
+}
+
+/* The slot of the entry (parent, name), or -1. */
+static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
+				      const uint8_t *name, uint32_t len)
+{
+	size_t mask = pm->nslots - 1, i = fstap_hash_bytes(parent, name, len) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		uint32_t v = pm->by_entry[i];
+
+		if (!v)
+			return -1;
+		if (v != PM_TOMB && pm_name_is(&pm->names[v - 1], parent, name, len))
+			return (long)i;
+	}
+}
+
+/* The name (index) that the entry (parent, name) is, or PM_NONE. */
+static inline uint32_t pm_find_entry(const struct fstap_pathmap *pm, uint64_t parent,
+				     struct fstap_bytes name)
+{
+	long s = pm_find_entry_slot(pm, parent, name.ptr, name.len);
+
+	return s < 0 ? PM_NONE : pm->by_entry[s] - 1;
+}
+
+/* ---- the store of nodes and names (pathmap_table.c) ---------------------- */
+
+/* Room in both tables for two more nodes (an object and its directory) and one more name. */
+int pm_ensure_room(struct fstap_pathmap *pm);
+/* The node of obj, made if new (the tables have room: pm_ensure_room); PM_NONE on ENOMEM. */
+uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj);
+/* Takes node ni out of the object table and the array (its names gone already). */
+void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni);
+/* Whether node ni (PM_NONE: none) has a name in the namespace. */
+bool pm_has_linked_name(const struct fstap_pathmap *pm, uint32_t ni);
+/*
+ * Gives obj the name (parent, name), taking it from whatever it named
+ * before. A directory has one name: a new one replaces it. place says where
+ * the name goes in the object's list (first: paths use it). 0 or -ENOMEM.
+ */
+int pm_add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
+		struct fstap_bytes name, enum pm_place place, bool dir);
+/*
+ * Removes name idx from the namespace. The object keeps it as its last path
+ * (as an open, unlinked file does) if it was its only name.
+ */
+void pm_drop_name(struct fstap_pathmap *pm, uint32_t idx);
+/* Frees the names of node ni that are not in the namespace (or all of them). */
+void pm_drop_names(struct fstap_pathmap *pm, uint32_t ni, bool all);
+/* Renames name idx to (parent, name) in place: its rank in the list stays. 0 or -ENOMEM. */
+int pm_move_name(struct fstap_pathmap *pm, uint32_t idx, uint64_t parent, struct fstap_bytes name);
+/* RENAME_EXCHANGE: names a and b trade places (each object keeps its list). */
+void pm_swap_names(struct fstap_pathmap *pm, uint32_t a, uint32_t b);
+
+/* ---- handles, deaths and forgetting (pathmap_forget.c) ------------------- */
+
+/* Notes that obj may have died: checked once the record is applied (pm_bury). */
+void pm_maybe_dying(struct fstap_pathmap *pm, uint64_t obj);
+/* One handle more on obj (open, create, opendir). 0 or -ENOMEM. */
+int pm_open_handle(struct fstap_pathmap *pm, uint64_t obj);
+/* One handle fewer (release, releasedir); one without its open is ignored. */
+void pm_close_handle(struct fstap_pathmap *pm, uint64_t obj);
+/* Queues the objects that died in the record; 0 or -ENOMEM. */
+int pm_bury(struct fstap_pathmap *pm);
+/* Forgets the objects dead for longer than the grace period (and still dead). */
+void pm_reap(struct fstap_pathmap *pm);
+
+#endif
