@@ -53,7 +53,28 @@ struct an_obj {
 	uint64_t ino;		/* state_inode ino, else a readdir d_ino; 0 unknown */
 	uint8_t type;		/* enum an_otype */
 	bool ino_from_state;
-	uint64_t u[4];		/* for the user of the table; zero at first */
+	/* for the user of the table, zero at first: a member per user */
+	union {
+		struct {			/* report's objects (report.c) */
+			uint64_t ops;		/* a directory: operations credited to it */
+			bool touched;		/* named by an application's record */
+		} report;
+		struct {			/* report's handles: fh, else obj | 1 << 63 */
+			uint64_t next_offset;	/* where the latest transfer on it ended */
+		} handle;
+		struct {			/* a listing's entries (order.c) */
+			uint64_t pos;		/* 1-based position in the listing */
+		} listing;
+		struct {			/* the entries a reading opened (order.c) */
+			bool opened;
+		} reading;
+		struct {			/* reorder's objects (reorder.c) */
+			uint64_t pos;		/* 1-based position in its directory's latest
+						 * listing; 0: none */
+			uint64_t entries;	/* a directory: entries numbered in its latest
+						 * listing so far */
+		} reorder;
+	};
 	void *priv;		/* for the user of the table */
 };
 

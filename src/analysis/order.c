@@ -31,7 +31,7 @@ struct listing {
 	uint64_t dir, fh;
 	uint32_t pid;
 	unsigned refs;			/* readings, and the directory while latest */
-	struct an_objtab *index;	/* entry obj -> u[0] position + 1 */
+	struct an_objtab *index;	/* entry obj -> .listing.pos */
 	struct ent {
 		uint64_t obj, ino;
 		uint8_t *name;
@@ -45,7 +45,7 @@ struct reading {
 	bool own;			/* by the lister; else by the others */
 	uint32_t *readers;		/* pids, in the order of their first open */
 	size_t nreaders, capreaders;
-	struct an_objtab *seen;		/* entry obj -> u[0] 1 once opened */
+	struct an_objtab *seen;		/* entry obj -> .reading.opened */
 	uint32_t *opened;		/* entry positions in first-open order */
 	size_t nopened, capopened;
 	struct reading *next;
@@ -282,7 +282,7 @@ static int listing_add(struct listing *ls, const struct fstap_dirent *d,
 
 	if (!o)
 		return -ENOMEM;
-	if (o->u[0])
+	if (o->listing.pos)
 		return 0;	/* listed twice (a directory changing under it) */
 	if (FSTAP_GROW(ls->ent, ls->nent + 1, ls->cap))
 		return -ENOMEM;
@@ -296,7 +296,7 @@ static int listing_add(struct listing *ls, const struct fstap_dirent *d,
 	memcpy(e->name, d->name.ptr, d->name.len);
 	e->name[d->name.len] = 0;
 	e->name_len = d->name.len;
-	o->u[0] = ++ls->nent;
+	o->listing.pos = ++ls->nent;
 	return 0;
 }
 
@@ -352,14 +352,14 @@ int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t fil
 		return o->oom ? -ENOMEM : 0;
 	if (!(seen = an_objtab_add(rd->seen, file)))
 		return -ENOMEM;
-	if (seen->u[0])
+	if (seen->reading.opened)
 		return 0;
-	seen->u[0] = 1;
+	seen->reading.opened = true;
 	if (add_reader(rd, pid))
 		return -ENOMEM;
 	if (FSTAP_GROW(rd->opened, rd->nopened + 1, rd->capopened))
 		return -ENOMEM;
-	rd->opened[rd->nopened++] = (uint32_t)(pos->u[0] - 1);
+	rd->opened[rd->nopened++] = (uint32_t)(pos->listing.pos - 1);
 	return o->oom ? -ENOMEM : 0;
 }
 

@@ -109,7 +109,7 @@ typedef int (*resolve_fn)(void *arg, const struct mref *m, uint64_t new_t);
 struct plan {
 	enum an_order by;
 	uint64_t rng;
-	struct an_objtab *objs;		/* u[2] listing position + 1, u[3] listing counter (dirs) */
+	struct an_objtab *objs;		/* .reorder */
 	struct an_objtab *threads;	/* priv: the thread's active run */
 	struct an_objtab *handles;	/* priv: the group that opened the handle */
 	struct an_objtab *files;	/* priv: the file's latest group, while its run is open */
@@ -416,7 +416,7 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, cons
 	g->first_t = rec->start_ns;
 	g->end_t = rec->start_ns;
 	if (o) {
-		g->pos = o->u[2];
+		g->pos = o->reorder.pos;
 		g->ino = o->ino;
 		if (o->name && !(g->name = copy_name(o->name, o->name_len))) {
 			free(g);
@@ -499,7 +499,7 @@ static int note_listing(struct plan *p, const struct fstap_rec *rec)
 	if (!d)
 		return -ENOMEM;
 	if (rec->offset == 0)
-		d->u[3] = 0;
+		d->reorder.entries = 0;
 	for (i = 0; i < rec->nentries; i++) {
 		struct an_obj *e;
 
@@ -509,7 +509,7 @@ static int note_listing(struct plan *p, const struct fstap_rec *rec)
 		d = an_objtab_get(p->objs, rec->obj);
 		if (!e || !d)
 			return -ENOMEM;
-		e->u[2] = ++d->u[3];
+		e->reorder.pos = ++d->reorder.entries;
 	}
 	return 0;
 }

@@ -153,7 +153,7 @@ static int keep_gone_dir(struct rep *r, const struct an_obj *o)
 	}
 	if (FSTAP_GROW(r->gone, r->ngone + 1, r->capgone))
 		return -ENOMEM;
-	r->gone[r->ngone] = (struct dir_row){ o->obj, o->u[0], path_of(r, o->obj) };
+	r->gone[r->ngone] = (struct dir_row){ o->obj, o->report.ops, path_of(r, o->obj) };
 	return r->gone[r->ngone++].path ? 0 : -ENOMEM;
 }
 
@@ -176,7 +176,7 @@ static void forgot(struct an_obj *o, void *arg)
 	struct rep *r = arg;
 	int ret;
 
-	if (o->u[1]) {
+	if (o->report.touched) {
 		if (o->type == AN_OT_DIR)
 			r->gone_dirs++;
 		else
@@ -186,7 +186,7 @@ static void forgot(struct an_obj *o, void *arg)
 	ret = an_access_forget(r->order, o->obj);
 	if (ret > 0)
 		ret = keep_gone_path(r, o->obj);
-	if (!ret && o->u[0])
+	if (!ret && o->report.ops)
 		ret = keep_gone_dir(r, o);
 	if (ret)
 		r->oom = 1;
@@ -204,7 +204,7 @@ static void touch(struct rep *r, uint64_t obj)
 	if (!o)
 		r->oom = 1;
 	else
-		o->u[1] = 1;
+		o->report.touched = true;
 }
 
 /* The directory an application record is counted for ("busiest directories"). */
@@ -240,11 +240,11 @@ static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
 		return;
 	}
 	/* sequential: at the end of the previous transfer on the handle (0 at first) */
-	if (rec->offset == h->u[0])
+	if (rec->offset == h->handle.next_offset)
 		io->seq++;
 	else
 		io->rnd++;
-	h->u[0] = rec->offset + (uint64_t)rec->result;
+	h->handle.next_offset = rec->offset + (uint64_t)rec->result;
 }
 
 /* An application's record (not the kernel's own), after its names are learned. */
@@ -280,7 +280,7 @@ static int account_app(struct rep *r, const struct fstap_rec *rec)
 
 		if (!d)
 			return -ENOMEM;
-		d->u[0]++;
+		d->report.ops++;
 	}
 	switch (rec->op) {
 	case FSTAP_OP_READ:

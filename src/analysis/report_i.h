@@ -64,8 +64,8 @@ struct order_row {
 
 struct rep {
 	const char *trace;
-	struct an_objtab *objs;		/* u[0] ops credited (dirs), u[1] touched */
-	struct an_objtab *handles;	/* u[0] next offset */
+	struct an_objtab *objs;		/* .report */
+	struct an_objtab *handles;	/* .handle */
 	struct an_objtab *threads;
 	struct fstap_pathmap *pm;
 	struct an_access *order;

@@ -26,19 +26,19 @@ static void collect_obj(struct an_obj *o, void *arg)
 {
 	struct collect *c = arg;
 
-	if (o->u[1]) {
+	if (o->report.touched) {
 		if (o->type == AN_OT_DIR)
 			c->dirs++;
 		else
 			c->files++;
 	}
-	if (!o->u[0])
+	if (!o->report.ops)
 		return;
 	if (FSTAP_GROW(c->rows, c->n + 1, c->cap)) {
 		c->oom = 1;
 		return;
 	}
-	c->rows[c->n++] = (struct dir_row){ o->obj, o->u[0], NULL };
+	c->rows[c->n++] = (struct dir_row){ o->obj, o->report.ops, NULL };
 }
 
 static void collect(struct rep *r, struct collect *c)
