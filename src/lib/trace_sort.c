@@ -2,8 +2,8 @@
  * trace_sort.c: restores the time order of a trace's records with a
  * bounded reorder window (see sort.h): the window, a merge of the file's
  * sorted runs keyed by (start time, file position); the sorter, which
- * holds packed copies of the records in it (rec_pack.c); and the deep copy
- * of a record.
+ * holds packed copies of the records in it (rec_pack.c) in slabs; and the
+ * deep copy of a record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -202,9 +202,29 @@ struct fstap_witem *fstap_window_pop(struct fstap_window *w)
 
 /* ---- the sorter --------------------------------------------------------------- */
 
-/* A record in the window: the item, then the record packed (fstap_rec_pack). */
+/*
+ * The sorter's copies are carved one after the other from slabs, in the
+ * order they are read: no allocation per record, and a run's records lie
+ * side by side. A slab goes back to the spares when the last record carved
+ * from it is delivered; a record bigger than a quarter of a slab (a readdir
+ * of many entries, a long cmdline) has an allocation of its own.
+ */
+#define SLAB_BYTES (64 * 1024)
+#define SLAB_SPARES 8
+
+struct slab {
+	struct slab *next;	/* the next spare */
+	size_t used;		/* bytes of data carved */
+	size_t live;		/* records carved and not yet delivered */
+	uint64_t data[];
+};
+
+#define SLAB_DATA (SLAB_BYTES - sizeof(struct slab))
+
+/* A record in the window: the item, its slab, then the record packed (fstap_rec_pack). */
 struct held {
 	struct fstap_witem it;	/* key: start_ns, or the latest start read before it */
+	struct slab *slab;	/* NULL: an allocation of its own */
 	uint64_t packed[];
 };
 
@@ -217,8 +237,18 @@ struct fstap_sorter {
 	bool eof;
 	int error;
 	struct fstap_window win;
-	struct held *out;	/* delivered, freed on the next call */
+	struct held *out;	/* delivered, released on the next call */
+	struct slab *cur;	/* the slab records are carved from, or NULL */
+	struct slab *spares;	/* empty slabs kept for reuse */
+	unsigned nspares;
 };
+
+/* The packed record follows the item: fetch it as its run's head. */
+static void prefetch_held(const struct fstap_witem *it)
+{
+	__builtin_prefetch(it);
+	__builtin_prefetch((const char *)it + 64);
+}
 
 int fstap_sorter_new(struct fstap_sorter **out, struct fstap_reader *r, uint64_t window_ns)
 {
@@ -229,13 +259,76 @@ int fstap_sorter_new(struct fstap_sorter **out, struct fstap_reader *r, uint64_t
 	s->r = r;
 	s->window = window_ns;
 	fstap_window_init(&s->win);
+	s->win.prefetch = prefetch_held;
 	*out = s;
 	return 0;
 }
 
+static void slab_drop(struct fstap_sorter *s, struct slab *sl)
+{
+	if (s->nspares >= SLAB_SPARES) {
+		free(sl);
+		return;
+	}
+	sl->next = s->spares;
+	s->spares = sl;
+	s->nspares++;
+}
+
+/* Room for a held record of size bytes (a multiple of 8), or NULL. */
+static struct held *held_alloc(struct fstap_sorter *s, size_t size)
+{
+	struct slab *sl = s->cur;
+	struct held *h;
+
+	if (size > SLAB_DATA / 4) {
+		h = malloc(size);
+		if (h)
+			h->slab = NULL;
+		return h;
+	}
+	if (!sl || sl->used + size > SLAB_DATA) {
+		if (sl && !sl->live)
+			slab_drop(s, sl);
+		if ((sl = s->spares)) {
+			s->spares = sl->next;
+			s->nspares--;
+		} else if (!(sl = malloc(SLAB_BYTES))) {
+			s->cur = NULL;
+			return NULL;
+		}
+		sl->used = sl->live = 0;
+		s->cur = sl;
+	}
+	h = (struct held *)((char *)sl->data + sl->used);
+	sl->used += size;
+	sl->live++;
+	h->slab = sl;
+	return h;
+}
+
+static void held_free(struct fstap_sorter *s, struct held *h)
+{
+	struct slab *sl;
+
+	if (!h)
+		return;
+	if (!(sl = h->slab)) {
+		free(h);
+		return;
+	}
+	if (--sl->live)
+		return;
+	if (sl == s->cur)
+		sl->used = 0;
+	else
+		slab_drop(s, sl);
+}
+
 static int push(struct fstap_sorter *s, const struct fstap_rec *rec)
 {
-	struct held *h = malloc(sizeof(*h) + fstap_rec_pack_size(rec));
+	size_t size = (sizeof(struct held) + fstap_rec_pack_size(rec) + 7) & ~(size_t)7;
+	struct held *h = held_alloc(s, size);
 	int ret;
 
 	if (!h)
@@ -246,7 +339,7 @@ static int push(struct fstap_sorter *s, const struct fstap_rec *rec)
 	h->it.key = fstap_op_is_meta(rec->op) ? s->max_key : rec->start_ns;
 	h->it.seq = s->seq++;
 	if ((ret = fstap_window_push(&s->win, &h->it)))
-		free(h);
+		held_free(s, h);
 	return ret;
 }
 
@@ -256,7 +349,7 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 	struct held *top;
 	int ret;
 
-	free(s->out);
+	held_free(s, s->out);
 	s->out = NULL;
 	/* Read until the oldest held record is older than the window. */
 	while (!s->eof && !s->error &&
@@ -294,12 +387,18 @@ uint64_t fstap_sorter_late(const struct fstap_sorter *s)
 void fstap_sorter_free(struct fstap_sorter *s)
 {
 	struct fstap_witem *it;
+	struct slab *sl;
 
 	if (!s)
 		return;
 	while ((it = fstap_window_pop(&s->win)))
-		free(it);
+		held_free(s, (struct held *)it);
+	held_free(s, s->out);
 	fstap_window_release(&s->win);
-	free(s->out);
+	free(s->cur);
+	while ((sl = s->spares)) {
+		s->spares = sl->next;
+		free(sl);
+	}
 	free(s);
 }
