@@ -148,6 +148,7 @@ enum fstap_field_type {
 
 struct fstap_op_info {
 	const char *name;		/* JSON and CLI name, e.g. "copy_file_range" */
+	uint8_t name_len;		/* strlen(name) */
 	uint32_t props;			/* FSTAP_OPP_* */
 	uint8_t nfields;
 	uint8_t fields[FSTAP_OP_MAX_FIELDS];	/* enum fstap_field, in on-disk order */
@@ -155,6 +156,7 @@ struct fstap_op_info {
 
 struct fstap_field_info {
 	const char *key;		/* JSON key */
+	uint8_t key_len;		/* strlen(key) */
 	enum fstap_field_type type;
 	size_t offset;			/* of the member in struct fstap_rec */
 	size_t width;			/* of that member: 4 or 8 for integers */

@@ -11,7 +11,7 @@
 
 #define F(x) FSTAP_F_##x
 #define OP(id, nm, pr, ...)						\
-	[FSTAP_OP_##id] = { .name = nm, .props = pr,			\
+	[FSTAP_OP_##id] = { .name = nm, .name_len = sizeof(nm) - 1, .props = pr, \
 		.nfields = sizeof((uint8_t[]){ __VA_ARGS__ }) - 1,	\
 		.fields = { __VA_ARGS__ } }
 
@@ -73,7 +73,8 @@ const struct fstap_op_info fstap_op_table[FSTAP_OP_NR] = {
 	OP(WATERMARK, "watermark", META, F(TIME), END),
 };
 
-#define FI(id, k, t, m) [FSTAP_F_##id] = { k, FSTAP_FT_##t, offsetof(struct fstap_rec, m), \
+#define FI(id, k, t, m) [FSTAP_F_##id] = { k, sizeof(k) - 1, FSTAP_FT_##t,		\
+					   offsetof(struct fstap_rec, m),		\
 					   sizeof(((struct fstap_rec *)0)->m) }
 
 const struct fstap_field_info fstap_field_table[FSTAP_F_NR] = {
