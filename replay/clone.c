@@ -157,6 +157,7 @@ int rp_run_clones(const struct rp_options *o, unsigned n, struct rp_result **out
 	}
 	for (i = 0; i < n; i++) {
 		c[i].o = *o;
+		c[i].o.notes_said = o->notes_said || i > 0;
 		c[i].o.progress = false;
 		snprintf(c[i].dir, sizeof(c[i].dir), RP_CLONE_DIR_FMT, o->dir, i);
 		c[i].o.dir = c[i].dir;

@@ -47,6 +47,7 @@ struct rp_options {
 	bool progress;		/* a progress line on stderr */
 	bool devices;		/* create the character and block devices mknod asks for */
 	unsigned divlog_max;	/* log the first N divergences of each kind; 0: no log */
+	bool notes_said;	/* the notes about the trace (stderr) were said by an earlier run */
 	/*
 	 * --mpi --split=process|thread (replay/split.c): this rank's share of
 	 * the trace's processes or threads; NULL: every operation is this

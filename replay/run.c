@@ -173,7 +173,7 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	r->sync_unflagged = !meta->syncs_flagged;
 	if (o->pace_native && o->pace_pct) {
 		r->native = !rp_native_from_meta(meta, &r->rtt);
-		if (!r->native)
+		if (!r->native && !o->notes_said)
 			fstap_warn("trace '%s' has no round-trip calibration (recorder.calibration): "
 				   "--pace=native keeps the recorded gaps, as --pace=orig", o->trace);
 	}

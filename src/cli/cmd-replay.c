@@ -298,6 +298,7 @@ int cmd_replay(int argc, char **argv)
 			ret = rp_run(&o, &res[i]);
 		if (!ret && sync_end)
 			ret = rp_sync_at_end(o.dir, res[i]);
+		o.notes_said = true;
 	}
 	rp_cgroup_leave(cg);
 	if (!ret && rank == 0) {

@@ -69,6 +69,17 @@ replay_native "$T/old.trace" old False
 [ "$(wc -l <"$T/old.err")" = 1 ] || fail "expected one line about the missing calibration: $(cat "$T/old.err")"
 expect_grep "$T/old.txt" 'pace orig'
 expect_grep "$T/old.err" 'no round-trip calibration (recorder.calibration): --pace=native keeps the recorded gaps'
+# said once, not once per run or per clone
+rm -rf "$T/r" && mkdir "$T/r"
+expect_exit 0 "$FSTAP" prepare -q "$T/old.trace" "$T/r"
+expect_exit 0 "$FSTAP" replay --no-progress --pace=native --runs=3 "$T/old.trace" "$T/r"
+[ "$(grep -c 'no round-trip calibration' "$T/err")" = 1 ] ||
+	fail "--runs=3: the note is not said once: $(cat "$T/err")"
+rm -rf "$T/r" && mkdir "$T/r"
+expect_exit 0 "$FSTAP" prepare -q --clone=2 "$T/old.trace" "$T/r"
+expect_exit 0 "$FSTAP" replay --no-progress --pace=native --clone=2 "$T/old.trace" "$T/r"
+[ "$(grep -c 'no round-trip calibration' "$T/err")" = 1 ] ||
+	fail "--clone=2: the note is not said once: $(cat "$T/err")"
 
 # usage: native is a pace of replay's
 expect_exit 0 "$FSTAP" replay --help
