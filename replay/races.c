@@ -1,17 +1,21 @@
 /*
  * races.c: races in the recording. Per object, the latest recorded ends of
- * its operations (in a struct fstap_map), to tell a result that differs
- * because the recording had two threads racing on an object from a
- * divergence.
+ * its operations and the list of its operations still in the stage (in a
+ * struct fstap_map), to tell a result that differs because the recording
+ * had two threads racing on an object from a divergence.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "replay_i.h"
 
-struct obj_ends {
+/* How far back a change looks for the staged operations it started within. */
+#define RACE_STAGED_SCAN 32
+
+struct rp_race_obj {
 	uint64_t mod_end, any_end;	/* latest recorded ends: of a change, of any op */
 	uint32_t mod_tid, any_tid;
+	struct rp_task *staged;		/* its latest operation in the stage */
 };
 
 /* Operations that change their object (for entry operations, the directory). */
@@ -28,36 +32,79 @@ static bool op_changes(unsigned op)
 	}
 }
 
-int rp_race_check(struct fstap_map *races, const struct fstap_rec *rec, bool *raced)
+static uint64_t rec_end(const struct fstap_rec *rec)
 {
-	uint64_t start = rec->start_ns, end = start + rec->dur_ns;
-	bool changes = op_changes(rec->op);
-	struct obj_ends *e;
+	return fstap_sat_add(rec->start_ns, rec->dur_ns);
+}
 
-	*raced = false;
-	if (!rec->obj)
+int rp_race_stage(struct fstap_map *races, struct rp_task *t)
+{
+	struct rp_race_obj *e;
+	struct rp_task *q;
+	unsigned n;
+
+	if (!t->rec.obj)
 		return 0;
-	e = fstap_map_get_ptr(races, rec->obj);
+	e = fstap_map_get_ptr(races, t->rec.obj);
 	if (!e) {
 		e = calloc(1, sizeof(*e));
 		if (!e)
 			return -ENOMEM;
-		if (fstap_map_put_ptr(races, rec->obj, e)) {
+		if (fstap_map_put_ptr(races, t->rec.obj, e)) {
 			free(e);
 			return -ENOMEM;
 		}
 	}
-	*raced = (e->mod_end > start && e->mod_tid != rec->tid) ||
-		 (changes && e->any_end > start && e->any_tid != rec->tid);
+	/* a change that started while operations of other threads were under way */
+	if (op_changes(t->rec.op))
+		for (q = e->staged, n = 0; q && n < RACE_STAGED_SCAN; q = q->race_prev, n++)
+			if (q->rec.tid != t->rec.tid && rec_end(&q->rec) > t->rec.start_ns)
+				q->raced = true;
+	t->race_obj = e;
+	t->race_prev = e->staged;
+	t->race_next = NULL;
+	if (e->staged)
+		e->staged->race_next = t;
+	e->staged = t;
+	return 0;
+}
+
+void rp_race_unstage(struct rp_task *t)
+{
+	struct rp_race_obj *e = t->race_obj;
+
+	if (!e)
+		return;
+	if (t->race_next)
+		t->race_next->race_prev = t->race_prev;
+	else
+		e->staged = t->race_prev;
+	if (t->race_prev)
+		t->race_prev->race_next = t->race_next;
+	t->race_prev = t->race_next = NULL;
+}
+
+void rp_race_check(struct rp_task *t)
+{
+	struct rp_race_obj *e = t->race_obj;
+	uint64_t start = t->rec.start_ns, end = rec_end(&t->rec);
+	bool changes = op_changes(t->rec.op);
+
+	if (!e)
+		return;
+	/* it started while another thread's change was under way (or, a
+	 * change, while another thread's operation was) */
+	if ((e->mod_end > start && e->mod_tid != t->rec.tid) ||
+	    (changes && e->any_end > start && e->any_tid != t->rec.tid))
+		t->raced = true;
 	if (changes && end >= e->mod_end) {
 		e->mod_end = end;
-		e->mod_tid = rec->tid;
+		e->mod_tid = t->rec.tid;
 	}
 	if (end >= e->any_end) {
 		e->any_end = end;
-		e->any_tid = rec->tid;
+		e->any_tid = t->rec.tid;
 	}
-	return 0;
 }
 
 void rp_races_release(struct fstap_map *races)
@@ -66,6 +113,6 @@ void rp_races_release(struct fstap_map *races)
 	uint64_t v;
 
 	while (fstap_map_next(races, &pos, NULL, &v))
-		free((struct obj_ends *)(uintptr_t)v);
+		free((struct rp_race_obj *)(uintptr_t)v);
 	fstap_map_release(races);
 }

@@ -197,10 +197,26 @@ uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidd
  * another thread on the same object, one of the two changing it (a
  * setxattr and a getxattr, a write and a read, a create and a readdir of
  * the directory), could have seen either outcome; so may its replay. The
- * map holds, per object, the latest recorded ends (owned; free with
- * rp_races_release). Feed operations in start order. 0 or -ENOMEM.
+ * map holds, per object, the latest recorded ends of its issued operations
+ * and its operations in the stage (owned; free with rp_races_release).
+ *
+ * rp_race_stage: t enters the stage (operations come in start order). A
+ * change marks raced the staged operations of other threads it started
+ * within; the stage keeps each task until every operation that started
+ * before its end has been staged (stage.c), so that a change that
+ * starts within an operation is seen before the operation is dispatched.
+ * 0 or -ENOMEM.
+ *
+ * rp_race_unstage: t leaves the stage. rp_race_check: t, dispatched, is
+ * issued: it is marked raced when it started within another thread's
+ * change (or, a change, within another thread's operation), and its end is
+ * kept (issued operations only, in start order).
  */
-int rp_race_check(struct fstap_map *races, const struct fstap_rec *rec, bool *raced);
+struct rp_race_obj;
+struct rp_task;
+int rp_race_stage(struct fstap_map *races, struct rp_task *t);
+void rp_race_unstage(struct rp_task *t);
+void rp_race_check(struct rp_task *t);
 void rp_races_release(struct fstap_map *races);
 
 /* ---- tasks: one operation on its way to a worker ------------------------- */
@@ -240,6 +256,8 @@ struct rp_task {
 	bool marked;			/* a write right after its marker: a write() starts here */
 	bool merged;			/* a write the first part of its split issued (final) */
 	bool raced;			/* overlapped a conflicting op of another thread when recorded */
+	struct rp_race_obj *race_obj;	/* its object's race state (races.c) */
+	struct rp_task *race_prev, *race_next;	/* its object's staged operations */
 	bool device;			/* an open of a character or block device node */
 	uint64_t recno;			/* its position in the trace file (every record counted) */
 	const char *comm;		/* its process's name (the divergence log only), or NULL */

@@ -2,8 +2,10 @@
  * stage.c: the records out of the reorder window, waiting to be
  * dispatched. Each joins its recorded thread's list, where classify.c's
  * rules see its neighbours, and waits there until the next records of its
- * thread it depends on join it, or a window more (a thread's last record
- * before it pauses: nothing more may come).
+ * thread it depends on join it and every record that started before it
+ * ended has come (a change of another thread within it makes it raced,
+ * races.c), or a window more (a thread's last record before it pauses:
+ * nothing more may come).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -73,6 +75,10 @@ int rp_stage(struct run *r, struct rp_task *t)
 		return -ENOMEM;
 	}
 	t->ts = ts;
+	if (rp_race_stage(&r->races, t)) {
+		rp_task_free(t);
+		return -ENOMEM;
+	}
 	if (!(t->rec.flags & FSTAP_RF_KERNEL) || t->marker)
 		thread_append(r, ts, t);
 	t->next = NULL;
@@ -106,8 +112,18 @@ static void release(struct run *r, struct rp_task *t)
 }
 
 /*
+ * Every record that started before t ended has been staged: a change of
+ * another thread that started within t has marked it raced (races.c).
+ */
+static bool race_settled(const struct run *r, const struct rp_task *t)
+{
+	return r->stage_tail->win.key >= fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
+}
+
+/*
  * Dispatches the staged records in order, each once it is classified for
- * good or has waited out the lookahead (a thread's last record before it
+ * good and every record that started before it ended has been staged, or
+ * once it has waited out the lookahead (a thread's last record before it
  * pauses: nothing more may come). All of them at the end.
  */
 int rp_unstage(struct run *r, bool all)
@@ -116,7 +132,7 @@ int rp_unstage(struct run *r, bool all)
 	int ret;
 
 	while ((t = r->stage_head) &&
-	       (all || rp_classified(t) ||
+	       (all || (rp_classified(t) && race_settled(r, t)) ||
 		fstap_sat_add(t->win.key, r->lookahead) < r->stage_tail->win.key)) {
 		r->stage_head = t->next;
 		if (!r->stage_head)
@@ -125,6 +141,7 @@ int rp_unstage(struct run *r, bool all)
 			rp_prefetch_task(r->stage_head);	/* the next to dispatch */
 		t->next = NULL;
 		release(r, t);
+		rp_race_unstage(t);
 		if ((ret = rp_dispatch(r, t)))
 			return ret;
 	}

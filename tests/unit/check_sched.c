@@ -29,6 +29,7 @@ static struct fstap_writer *w;
 
 static void add(struct fstap_rec r);
 static struct rp_result *run(enum rp_order order);
+static struct rp_result *run_window(enum rp_order order, uint64_t window_ns);
 
 /*
  * Two threads whose records interleave, with the recording's metadata
@@ -234,13 +235,19 @@ static void write_two_thread_trace(void)
 	fstap_writer_free(w);
 }
 
-static struct rp_result *run(enum rp_order order)
+static struct rp_result *run_window(enum rp_order order, uint64_t window_ns)
 {
-	struct rp_options o = { .trace = trace_path, .dir = dir_path, .order = order };
+	struct rp_options o = { .trace = trace_path, .dir = dir_path, .order = order,
+				.window_ns = window_ns };
 	struct rp_result *r = NULL;
 
 	ck_assert_int_eq(rp_run(&o, &r), 0);
 	return r;
+}
+
+static struct rp_result *run(enum rp_order order)
+{
+	return run_window(order, 0);
 }
 
 static void check_tree_and_reset(void)
@@ -281,6 +288,27 @@ START_TEST(test_sched_run_cross_thread)
 END_TEST
 
 /*
+ * DIR/f (object 5, its path in p) with user.v "old" (3 bytes), and a trace
+ * opened in w that starts with the root and f.
+ */
+static void start_file_with_xattr(char *p, size_t size)
+{
+	struct fstap_trace_info info = { .version_major = 1 };
+	int fd;
+
+	snprintf(p, size, "%s/f", dir_path);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	REQUIRE(setxattr(p, "user.v", "old", 3, 0) == 0, "no user xattrs in the test directory");
+	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 5, .mode = 0100644 });
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_DENTRY, .obj = 1, .name = B("f"),
+				.child = 5 });
+}
+
+/*
  * --order=thread with a worker whose ends are out of order. Thread 10 opens
  * "f" (fh 1); the kernel's release of fh 1 (tid 0, routed to thread 10's
  * worker) is recorded as ending long after; thread 10 then opens "f" again,
@@ -292,21 +320,10 @@ END_TEST
  */
 START_TEST(test_sched_run_thread_order_long_release)
 {
-	struct fstap_trace_info info = { .version_major = 1 };
 	struct rp_result *r;
 	char p[300];
-	int fd;
 
-	snprintf(p, sizeof(p), "%s/f", dir_path);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	REQUIRE(setxattr(p, "user.v", "old", 3, 0) == 0, "no user xattrs in the test directory");
-	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
-	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
-	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 5, .mode = 0100644 });
-	add((struct fstap_rec){ .op = FSTAP_OP_STATE_DENTRY, .obj = 1, .name = B("f"),
-				.child = 5 });
+	start_file_with_xattr(p, sizeof(p));
 	add((struct fstap_rec){ .op = FSTAP_OP_OPEN, .tid = 10, .start_ns = 100, .dur_ns = 1,
 				.obj = 5, .fh = 1, .flags_arg = O_RDONLY });
 	add((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .tid = 0, .flags = FSTAP_RF_KERNEL,
@@ -336,6 +353,42 @@ START_TEST(test_sched_run_thread_order_long_release)
 }
 END_TEST
 
+/*
+ * A getxattr of thread 20 saw the value that thread 10's setxattr, which
+ * started within it, stored (9 bytes; "old" before). Replayed in order
+ * (one worker), the getxattr runs first and finds 3 bytes: a race in the
+ * recording, not a divergence. With a window of 1 000 ns, the statfs at
+ * 2 100 takes the getxattr out of the window before the setxattr: the
+ * getxattr must wait in the stage until the setxattr has come.
+ */
+START_TEST(test_sched_run_change_within_read)
+{
+	struct rp_result *r;
+	char p[300];
+
+	start_file_with_xattr(p, sizeof(p));
+	add((struct fstap_rec){ .op = FSTAP_OP_GETXATTR, .tid = 20, .start_ns = 1000,
+				.dur_ns = 1000, .obj = 5, .name = B("user.v"), .size = 64,
+				.result = 9 });
+	add((struct fstap_rec){ .op = FSTAP_OP_SETXATTR, .tid = 10, .start_ns = 1300, .dur_ns = 10,
+				.obj = 5, .name = B("user.v"), .size = 9 });
+	add((struct fstap_rec){ .op = FSTAP_OP_STATFS, .tid = 30, .start_ns = 2100, .dur_ns = 10,
+				.obj = 1 });
+	add((struct fstap_rec){ .op = FSTAP_OP_STATFS, .tid = 30, .start_ns = 2400, .dur_ns = 10,
+				.obj = 1 });
+	ck_assert_int_eq(fstap_writer_close(w, 100000, false), 0);
+	fstap_writer_free(w);
+
+	r = run_window(RP_ORDER_STRICT, 1000);
+	ck_assert_uint_eq(r->replayed, 4);
+	ck_assert_msg(r->stats.divergences == 0, "%llu divergences: the race was missed",
+		      (unsigned long long)r->stats.divergences);
+	ck_assert_uint_eq(r->stats.raced, 1);
+	rp_result_free(r);
+	unlink(p);
+}
+END_TEST
+
 START_TEST(test_sched_run_errors)
 {
 	struct rp_options o = { .trace = trace_path, .dir = "/nonexistent/x" };
@@ -351,40 +404,86 @@ START_TEST(test_sched_run_errors)
 }
 END_TEST
 
-/* Races in the recording: overlapping, another thread, one of the two changing. */
+/*
+ * Races in the recording: overlapping, another thread, one of the two
+ * changing. race() stages a task and dispatches it as issued at once (the
+ * backward check: it started within an earlier operation).
+ */
+static struct fstap_map races;
+static struct rp_task tasks[8];
+
+static struct rp_task *task(unsigned i, unsigned op, uint32_t tid, uint64_t obj,
+			    uint64_t start, uint64_t dur)
+{
+	struct rp_task *t = &tasks[i];
+
+	memset(t, 0, sizeof(*t));
+	t->rec = (struct fstap_rec){ .op = op, .tid = tid, .obj = obj,
+				     .start_ns = start, .dur_ns = dur };
+	ck_assert_int_eq(rp_race_stage(&races, t), 0);
+	return t;
+}
+
+static void dispatch(struct rp_task *t)
+{
+	rp_race_unstage(t);
+	rp_race_check(t);
+}
+
+static bool race(unsigned op, uint32_t tid, uint64_t obj, uint64_t start, uint64_t dur)
+{
+	struct rp_task *t = task(7, op, tid, obj, start, dur);
+
+	dispatch(t);
+	return t->raced;
+}
+
 START_TEST(test_sched_race_check)
 {
-	struct fstap_rec set = { .op = FSTAP_OP_SETXATTR, .tid = 1, .obj = 5,
-				 .start_ns = 1000, .dur_ns = 500 };
-	struct fstap_rec get = { .op = FSTAP_OP_GETXATTR, .tid = 2, .obj = 5,
-				 .start_ns = 1200, .dur_ns = 100 };
-	struct fstap_map m;
-	bool raced;
-
-	fstap_map_init(&m);
-	ck_assert_int_eq(rp_race_check(&m, &set, &raced), 0);
-	ck_assert(!raced);
+	fstap_map_init(&races);
+	ck_assert(!race(FSTAP_OP_SETXATTR, 1, 5, 1000, 500));
 	/* a read of another thread while the change was under way */
-	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
-	ck_assert(raced);
+	ck_assert(race(FSTAP_OP_GETXATTR, 2, 5, 1200, 100));
 	/* the same thread, or after the change ended, or another object: no race */
-	get.tid = 1;
-	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
-	ck_assert(!raced);
-	get.tid = 2, get.start_ns = 1600;
-	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
-	ck_assert(!raced);
-	get.obj = 6, get.start_ns = 1300;
-	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
-	ck_assert(!raced);
+	ck_assert(!race(FSTAP_OP_GETXATTR, 1, 5, 1200, 100));
+	ck_assert(!race(FSTAP_OP_GETXATTR, 2, 5, 1600, 100));
+	ck_assert(!race(FSTAP_OP_GETXATTR, 2, 6, 1300, 100));
 	/* two reads overlap: no race; a change during another thread's read: a race */
-	get.obj = 5, get.tid = 3, get.start_ns = 1650, get.dur_ns = 1000;
-	ck_assert_int_eq(rp_race_check(&m, &get, &raced), 0);
-	ck_assert(!raced);
-	set.tid = 4, set.start_ns = 2000;
-	ck_assert_int_eq(rp_race_check(&m, &set, &raced), 0);
-	ck_assert(raced);
-	rp_races_release(&m);
+	ck_assert(!race(FSTAP_OP_GETXATTR, 3, 5, 1650, 1000));
+	ck_assert(race(FSTAP_OP_SETXATTR, 4, 5, 2000, 100));
+	rp_races_release(&races);
+}
+END_TEST
+
+/*
+ * A change that starts within a staged operation of another thread marks
+ * it raced before it is dispatched; one that starts after its end, one of
+ * the same thread or one on another object does not; the dispatched are
+ * out of the object's list (a later change does not reach them).
+ */
+START_TEST(test_sched_race_change_within)
+{
+	struct rp_task *get, *own, *other, *late, *done;
+
+	fstap_map_init(&races);
+	get = task(0, FSTAP_OP_GETXATTR, 2, 5, 1000, 1000);
+	own = task(1, FSTAP_OP_GETXATTR, 3, 5, 1100, 100);
+	other = task(2, FSTAP_OP_GETXATTR, 3, 6, 1100, 1000);
+	late = task(3, FSTAP_OP_GETXATTR, 4, 5, 1200, 100);
+	ck_assert(!get->raced);
+	task(4, FSTAP_OP_SETXATTR, 3, 5, 1500, 10);
+	ck_assert(get->raced);		/* the setxattr started within it */
+	ck_assert(!own->raced);		/* ended before the setxattr started */
+	ck_assert(!other->raced);	/* another object */
+	ck_assert(!late->raced);	/* ended at 1300 */
+	task(5, FSTAP_OP_SETXATTR, 2, 5, 1600, 10);
+	ck_assert(!tasks[5].raced);	/* staged: not yet checked backward */
+	dispatch(get);
+	done = get;
+	done->raced = false;
+	task(6, FSTAP_OP_SETXATTR, 4, 5, 1700, 10);
+	ck_assert(!done->raced);	/* dispatched: out of the list */
+	rp_races_release(&races);
 }
 END_TEST
 
@@ -395,11 +494,13 @@ static Suite *sched_suite(void)
 
 	tcase_add_test(tc, test_sched_option_parsing);
 	tcase_add_test(tc, test_sched_race_check);
+	tcase_add_test(tc, test_sched_race_change_within);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(runs, setup, teardown);
 	tcase_add_test(runs, test_sched_run_cross_thread);
 	tcase_add_test(runs, test_sched_run_thread_order_long_release);
 	tcase_add_test(runs, test_sched_run_errors);
+	tcase_add_test(runs, test_sched_run_change_within_read);
 	tcase_add_test(runs, test_sched_run_absorption);
 	tcase_add_test(runs, test_sched_run_split_write);
 	suite_add_tcase(s, runs);
