@@ -1,7 +1,8 @@
 /*
  * races.c: races in the recording. Per object, the latest recorded ends of
  * its operations and the list of its operations still in the stage (in a
- * struct fstap_map), to tell a result that differs because the recording
+ * struct fstap_map, the latest lookup kept: a file's records come in
+ * runs), to tell a result that differs because the recording
  * had two threads racing on an object from a divergence.
  */
 #include <errno.h>
@@ -37,7 +38,35 @@ static uint64_t rec_end(const struct fstap_rec *rec)
 	return fstap_sat_add(rec->start_ns, rec->dur_ns);
 }
 
-int rp_race_stage(struct fstap_map *races, struct rp_task *t)
+void rp_races_init(struct rp_races *races)
+{
+	fstap_map_init(&races->objs);
+	races->last_obj = 0;
+	races->last = NULL;
+}
+
+static struct rp_race_obj *race_obj(struct rp_races *races, uint64_t obj)
+{
+	struct rp_race_obj *e;
+
+	if (obj == races->last_obj)
+		return races->last;
+	e = fstap_map_get_ptr(&races->objs, obj);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		if (fstap_map_put_ptr(&races->objs, obj, e)) {
+			free(e);
+			return NULL;
+		}
+	}
+	races->last_obj = obj;
+	races->last = e;
+	return e;
+}
+
+int rp_race_stage(struct rp_races *races, struct rp_task *t)
 {
 	struct rp_race_obj *e;
 	struct rp_task *q;
@@ -45,16 +74,9 @@ int rp_race_stage(struct fstap_map *races, struct rp_task *t)
 
 	if (!t->rec.obj)
 		return 0;
-	e = fstap_map_get_ptr(races, t->rec.obj);
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		if (fstap_map_put_ptr(races, t->rec.obj, e)) {
-			free(e);
-			return -ENOMEM;
-		}
-	}
+	e = race_obj(races, t->rec.obj);
+	if (!e)
+		return -ENOMEM;
 	/* a change that started while operations of other threads were under way */
 	if (op_changes(t->rec.op))
 		for (q = e->staged, n = 0; q && n < RACE_STAGED_SCAN; q = q->race_prev, n++)
@@ -107,12 +129,13 @@ void rp_race_check(struct rp_task *t)
 	}
 }
 
-void rp_races_release(struct fstap_map *races)
+void rp_races_release(struct rp_races *races)
 {
 	size_t pos = 0;
 	uint64_t v;
 
-	while (fstap_map_next(races, &pos, NULL, &v))
+	while (fstap_map_next(&races->objs, &pos, NULL, &v))
 		free((struct rp_race_obj *)(uintptr_t)v);
-	fstap_map_release(races);
+	fstap_map_release(&races->objs);
+	rp_races_init(races);
 }

@@ -197,8 +197,9 @@ uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidd
  * another thread on the same object, one of the two changing it (a
  * setxattr and a getxattr, a write and a read, a create and a readdir of
  * the directory), could have seen either outcome; so may its replay. The
- * map holds, per object, the latest recorded ends of its issued operations
- * and its operations in the stage (owned; free with rp_races_release).
+ * table holds, per object, the latest recorded ends of its issued
+ * operations and its operations in the stage (owned; init with
+ * rp_races_init, free with rp_races_release).
  *
  * rp_race_stage: t enters the stage (operations come in start order). A
  * change marks raced the staged operations of other threads it started
@@ -214,10 +215,16 @@ uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidd
  */
 struct rp_race_obj;
 struct rp_task;
-int rp_race_stage(struct fstap_map *races, struct rp_task *t);
+struct rp_races {
+	struct fstap_map objs;		/* obj -> struct rp_race_obj * */
+	uint64_t last_obj;		/* the object of the latest lookup, and its state */
+	struct rp_race_obj *last;
+};
+void rp_races_init(struct rp_races *races);
+int rp_race_stage(struct rp_races *races, struct rp_task *t);
 void rp_race_unstage(struct rp_task *t);
 void rp_race_check(struct rp_task *t);
-void rp_races_release(struct fstap_map *races);
+void rp_races_release(struct rp_races *races);
 
 /* ---- tasks: one operation on its way to a worker ------------------------- */
 

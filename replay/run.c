@@ -160,7 +160,7 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	r->qdepth = o->queue_depth ? o->queue_depth : DEFAULT_QUEUE;
 	fstap_map_init(&r->tids);
 	fstap_map_init(&r->res_last);
-	fstap_map_init(&r->races);
+	rp_races_init(&r->races);
 	fstap_map_init(&r->fh_owner);
 	fstap_map_init(&r->kinds);
 	fstap_map_init(&r->parents);

@@ -106,7 +106,7 @@ struct run {
 	size_t nw, capw;
 	struct fstap_map tids;	/* tid + 1 -> struct tstate * */
 	struct fstap_map res_last;	/* resource -> wseq << 20 | worker idx */
-	struct fstap_map races;	/* obj -> struct obj_ends * (rp_race_check) */
+	struct rp_races races;	/* races in the recording (races.c) */
 	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct fstap_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct fstap_map parents;	/* obj -> its directory (the last one named), where known */

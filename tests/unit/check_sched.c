@@ -409,7 +409,7 @@ END_TEST
  * changing. race() stages a task and dispatches it as issued at once (the
  * backward check: it started within an earlier operation).
  */
-static struct fstap_map races;
+static struct rp_races races;
 static struct rp_task tasks[8];
 
 static struct rp_task *task(unsigned i, unsigned op, uint32_t tid, uint64_t obj,
@@ -440,7 +440,7 @@ static bool race(unsigned op, uint32_t tid, uint64_t obj, uint64_t start, uint64
 
 START_TEST(test_sched_race_check)
 {
-	fstap_map_init(&races);
+	rp_races_init(&races);
 	ck_assert(!race(FSTAP_OP_SETXATTR, 1, 5, 1000, 500));
 	/* a read of another thread while the change was under way */
 	ck_assert(race(FSTAP_OP_GETXATTR, 2, 5, 1200, 100));
@@ -465,7 +465,7 @@ START_TEST(test_sched_race_change_within)
 {
 	struct rp_task *get, *own, *other, *late, *done;
 
-	fstap_map_init(&races);
+	rp_races_init(&races);
 	get = task(0, FSTAP_OP_GETXATTR, 2, 5, 1000, 1000);
 	own = task(1, FSTAP_OP_GETXATTR, 3, 5, 1100, 100);
 	other = task(2, FSTAP_OP_GETXATTR, 3, 6, 1100, 1000);
