@@ -7,7 +7,8 @@
 # own $T directory, removed on exit by the trap, which also runs the test's
 # own cleanup function (test_cleanup) if it defines one. A sanitizer's exit
 # status or report fails expect_exit whatever code was expected
-# (tests/tools/sanitizer-report.sh).
+# (tests/tools/sanitizer-report.sh). FSTAP_TEST_KEEP=DIR keeps the traces
+# of a failed test in DIR.
 
 set -eu
 
@@ -25,6 +26,11 @@ _cleanup() {
 	rc=$?
 	if command -v test_cleanup >/dev/null 2>&1; then test_cleanup || true; fi
 	loop_cleanup
+	# FSTAP_TEST_KEEP=DIR: the traces of a failed test are kept there
+	if [ "$rc" != 0 ] && [ -n "${FSTAP_TEST_KEEP:-}" ]; then
+		mkdir -p "$FSTAP_TEST_KEEP" &&
+			find "$T" -xdev -name '*.trace' -exec cp {} "$FSTAP_TEST_KEEP/" \; 2>/dev/null
+	fi
 	rm -rf "$T"
 	exit $rc
 }
