@@ -31,14 +31,13 @@ const char *const rep_ord_names[ORD_NR] = { "readdir", "name", "inode" };
 
 static struct proc *proc_get(struct rep *r, uint32_t pid)
 {
+	const uint64_t *idx = fstap_map_get(&r->proc_index, (uint64_t)pid + 1);
 	struct proc *p;
-	size_t i;
 
-	/* processes are few; a linear scan from the most recent one is enough */
-	for (i = r->nprocs; i-- > 0;)
-		if (r->procs[i].pid == pid)
-			return &r->procs[i];
-	if (FSTAP_GROW(r->procs, r->nprocs + 1, r->capprocs))
+	if (idx)
+		return &r->procs[*idx - 1];
+	if (FSTAP_GROW(r->procs, r->nprocs + 1, r->capprocs) ||
+	    fstap_map_put(&r->proc_index, (uint64_t)pid + 1, r->nprocs + 1))
 		return NULL;
 	p = &r->procs[r->nprocs++];
 	memset(p, 0, sizeof(*p));
@@ -48,11 +47,10 @@ static struct proc *proc_get(struct rep *r, uint32_t pid)
 
 const char *rep_proc_comm(const struct rep *r, uint32_t pid)
 {
-	size_t i;
+	const uint64_t *idx = fstap_map_get(&r->proc_index, (uint64_t)pid + 1);
 
-	for (i = 0; i < r->nprocs; i++)
-		if (r->procs[i].pid == pid && r->procs[i].comm)
-			return r->procs[i].comm;
+	if (idx && r->procs[*idx - 1].comm)
+		return r->procs[*idx - 1].comm;
 	return pid ? "?" : "(none)";	/* release and releasedir come without a process */
 }
 
@@ -435,6 +433,7 @@ done:
 	for (i = 0; i < r.nprocs; i++)
 		free(r.procs[i].comm);
 	free(r.procs);
+	fstap_map_release(&r.proc_index);
 	for (i = 0; i < r.nrows; i++)
 		free(r.rows[i].path);
 	free(r.rows);

@@ -73,6 +73,7 @@ struct rep {
 	struct iostat io[IO_NR];
 	struct proc *procs;
 	size_t nprocs, capprocs;
+	struct fstap_map proc_index;	/* pid + 1 -> index + 1 in procs */
 	uint64_t app_ops, kernel_ops, kernel_bytes_read, kernel_bytes_written;
 	uint64_t bytes_read, bytes_written, lost;
 	uint64_t first_ns, last_end_ns, end_ns;

@@ -129,16 +129,24 @@ static json_t *operations_json(const struct rep *r)
 	return o;
 }
 
-/* The top processes by operations (sorts r->procs). */
+/* The top processes by operations (sorted in a copy: r->procs is indexed by pid). */
 static json_t *processes_json(struct rep *r, unsigned top)
 {
 	json_t *a = json_array();
+	struct proc *sorted;
 	size_t i;
 
-	if (r->nprocs)
-		qsort(r->procs, r->nprocs, sizeof(*r->procs), cmp_proc);
+	if (!r->nprocs)
+		return a;
+	sorted = malloc(r->nprocs * sizeof(*sorted));
+	if (!sorted) {
+		r->oom = 1;
+		return a;
+	}
+	memcpy(sorted, r->procs, r->nprocs * sizeof(*sorted));
+	qsort(sorted, r->nprocs, sizeof(*sorted), cmp_proc);
 	for (i = 0; i < r->nprocs && i < top; i++) {
-		const struct proc *p = &r->procs[i];
+		const struct proc *p = &sorted[i];
 
 		if (!p->ops)
 			continue;
@@ -149,6 +157,7 @@ static json_t *processes_json(struct rep *r, unsigned top)
 						   "bytes_read", (json_int_t)p->bytes_read,
 						   "bytes_written", (json_int_t)p->bytes_written));
 	}
+	free(sorted);
 	return a;
 }
 
