@@ -181,15 +181,6 @@ static void dircache_advance(struct rp_shared *sh, uint32_t gen)
 	sh->dgen = gen;
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
-	return h;
-}
-
 /*
  * A descriptor of directory dpath beneath the root, or < 0. The executor
  * holds it until it returns (rp_exec_run drops the reference).
@@ -214,7 +205,7 @@ int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 		return sh->root_fd;
 	if (x->nheld == EXEC_HELD)
 		return -EMFILE;		/* an executor uses at most two */
-	hash = str_hash(dpath);
+	hash = fstap_hash_bytes(0, dpath, strlen(dpath));
 	pthread_mutex_lock(&sh->dmu);
 	if (gen_newer(t->ns_gen, sh->dgen))
 		dircache_advance(sh, t->ns_gen);	/* the namespace changed */

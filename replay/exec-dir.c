@@ -16,10 +16,8 @@
 #include "exec_i.h"
 static uint64_t name_hash(const uint8_t *p, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = fstap_hash_bytes(0, p, len);
 
-	while (len--)
-		h = (h ^ *p++) * 1099511628211ULL;
 	return h ? h : 1;
 }
 

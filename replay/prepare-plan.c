@@ -76,10 +76,7 @@ static void *arena_dup(struct prep_model *m, const void *src, size_t len, bool n
 
 static uint32_t hash_id(uint64_t id, uint32_t cap)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (uint32_t)id & (cap - 1);
+	return (uint32_t)fstap_hash64(id) & (cap - 1);
 }
 
 static uint32_t obj_find(const struct prep_model *m, uint64_t id)
@@ -532,12 +529,10 @@ static uint32_t frontier_pop(struct frontier *f, const struct prep_model *m)
 	return top;
 }
 
+/* A seeded hash of x: the first number of the splitmix64 sequence from x. */
 static uint64_t splitmix(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return fstap_splitmix64(&x);
 }
 
 static void add_step(struct prep_model *m, enum prep_step_kind kind, uint32_t obj, uint32_t dent)

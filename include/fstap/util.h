@@ -54,6 +54,19 @@ static inline uint64_t fstap_hash64(uint64_t x)
 	return x ^ (x >> 33);
 }
 
+/*
+ * splitmix64: the next number of the sequence that *state holds (a seed to
+ * start), well mixed: for shuffles and seeded orders, not for secrets.
+ */
+static inline uint64_t fstap_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 /* The hash of len bytes at p, seeded (a directory's id, for example). */
 uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len);
 

@@ -465,16 +465,6 @@ out:
 	return out;
 }
 
-/* splitmix64: a small, well-mixed generator, enough to shuffle runs. */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int cmp_schedule(unsigned nrows, unsigned runs, unsigned long seed, unsigned **out)
 {
 	size_t n = (size_t)nrows * runs, i;
@@ -486,7 +476,7 @@ int cmp_schedule(unsigned nrows, unsigned runs, unsigned long seed, unsigned **o
 	for (i = 0; i < n; i++)
 		s[i] = (unsigned)(i % (nrows ? nrows : 1));
 	for (i = n; i > 1; i--) {
-		size_t j = (size_t)(splitmix64(&state) % i);
+		size_t j = (size_t)(fstap_splitmix64(&state) % i);
 		unsigned t = s[i - 1];
 
 		s[i - 1] = s[j];
