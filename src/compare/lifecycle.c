@@ -27,7 +27,10 @@
 
 #include "compare/compare.h"
 #include "fstap/log.h"
+#include "fstap/util.h"
 #include "replay/replay.h"
+
+#define KILL_AFTER_NS 10000000000ull	/* a child told to stop is killed after 10 s */
 
 volatile sig_atomic_t cmp_interrupted;
 
@@ -172,7 +175,7 @@ int cmp_spawn(char *const argv[], const char *log, const char *out_path, char *r
 {
 	char *prog = cmp_which(argv[0]), label[64], line[512];
 	bool killed = false;
-	struct timespec t0;
+	uint64_t term_ns = 0;	/* when the child was told to stop */
 	struct stat st;
 	off_t start = 0;
 	pid_t pid;
@@ -222,7 +225,6 @@ int cmp_spawn(char *const argv[], const char *log, const char *out_path, char *r
 	}
 	setpgid(pid, pid);
 	live.child = pid;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
@@ -233,15 +235,12 @@ int cmp_spawn(char *const argv[], const char *log, const char *out_path, char *r
 			break;
 		}
 		if (cmp_interrupted) {
-			struct timespec now;
-
 			if (!killed) {
 				kill(-pid, SIGTERM);
 				killed = true;
-				clock_gettime(CLOCK_MONOTONIC, &t0);
+				term_ns = fstap_now_ns();
 			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec > 10)
+			if (fstap_now_ns() - term_ns > KILL_AFTER_NS)
 				kill(-pid, SIGKILL);
 		}
 		sleep_ms(10);
