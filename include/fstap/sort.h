@@ -107,11 +107,12 @@ struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec);
 /*
  * A record packed to be held in memory by the million (rec_pack.c): its
  * nonzero fields as varints, names inline; some 30 bytes plus names for an
- * operation record. pack writes fstap_rec_pack_size(rec) bytes at dst
- * (8-byte aligned); unpack gives the record back, its pointers into src.
+ * operation record. pack writes at most fstap_rec_pack_bound(rec) bytes at
+ * dst (8-byte aligned; some 500 plus names for an operation record) and
+ * returns how many; unpack gives the record back, its pointers into src.
  */
-size_t fstap_rec_pack_size(const struct fstap_rec *rec);
-void fstap_rec_pack(void *dst, const struct fstap_rec *rec);
+size_t fstap_rec_pack_bound(const struct fstap_rec *rec);
+size_t fstap_rec_pack(void *dst, const struct fstap_rec *rec);
 void fstap_rec_unpack(struct fstap_rec *dst, const void *src);
 
 #endif

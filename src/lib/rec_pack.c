@@ -35,29 +35,26 @@
 /* A field added to struct fstap_rec must be added to FIELDS (and this size). */
 _Static_assert(sizeof(struct fstap_rec) == 456, "struct fstap_rec changed: update FIELDS");
 
-/* A field's value as packed: U as is, S zigzagged, B its length. */
+/* A field's value as packed: U as is, S zigzagged. */
 #define VAL_U(x) ((uint64_t)(x))
 #define VAL_S(x) zigzag(x)
-#define VAL_B(x) ((x).len)
 
 static bool has_arrays(const struct fstap_rec *rec)
 {
 	return rec->nentries || rec->nxattrs || rec->nextents || rec->xattr_sizes.n;
 }
 
-#define SIZE_U(bit, m) if (rec->m) size += varint_len(VAL_U(rec->m));
-#define SIZE_S(bit, m) if (rec->m) size += varint_len(VAL_S(rec->m));
-#define SIZE_B(bit, m) if (rec->m.len) size += varint_len(rec->m.len) + rec->m.len;
-#define SIZE(bit, m, k) SIZE_##k(bit, m)
+/* A varint takes 10 bytes at most, a length 5 (names are shorter than 4 GiB). */
+#define BOUND_U(bit, m) + 10
+#define BOUND_S(bit, m) + 10
+#define BOUND_B(bit, m) + 5 + (size_t)rec->m.len
+#define BOUND(bit, m, k) BOUND_##k(bit, m)
 
-size_t fstap_rec_pack_size(const struct fstap_rec *rec)
+size_t fstap_rec_pack_bound(const struct fstap_rec *rec)
 {
-	size_t size = sizeof(uint64_t);
-
 	if (has_arrays(rec))
-		return size + sizeof(*rec) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL);
-	FIELDS(SIZE)
-	return size;
+		return sizeof(uint64_t) + sizeof(*rec) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL);
+	return sizeof(uint64_t) FIELDS(BOUND);
 }
 
 #define PUT_U(bit, m) if (rec->m) { mask |= 1ull << (bit); p = put_varint(p, VAL_U(rec->m)); }
@@ -70,7 +67,7 @@ size_t fstap_rec_pack_size(const struct fstap_rec *rec)
 	}
 #define PUT(bit, m, k) PUT_##k(bit, m)
 
-void fstap_rec_pack(void *dst, const struct fstap_rec *rec)
+size_t fstap_rec_pack(void *dst, const struct fstap_rec *rec)
 {
 	uint8_t *p = (uint8_t *)dst + sizeof(uint64_t);
 	uint64_t mask = 0;
@@ -79,10 +76,11 @@ void fstap_rec_pack(void *dst, const struct fstap_rec *rec)
 		mask = CLONED;
 		memcpy(dst, &mask, sizeof(mask));
 		fstap_rec_clone_into((struct fstap_rec *)p, p + sizeof(*rec), rec, FSTAP_CLONE_ALL);
-		return;
+		return fstap_rec_pack_bound(rec);
 	}
 	FIELDS(PUT)
 	memcpy(dst, &mask, sizeof(mask));
+	return (size_t)(p - (uint8_t *)dst);
 }
 
 /* A varint fstap_rec_pack wrote (memory of ours: no bound to check). */
@@ -101,9 +99,18 @@ static uint64_t take_varint(const uint8_t **pp)
 	return v;
 }
 
-#define GET_U(bit, m) case bit: dst->m = (__typeof__(dst->m))v; break;
-#define GET_S(bit, m) case bit: dst->m = unzigzag(v); break;
-#define GET_B(bit, m) case bit: dst->m = (struct fstap_bytes){ p, (uint32_t)v }; p += v; break;
+/* Every field is written (no memset first): from the packed value if its bit is set, else 0. */
+#define HAS(bit) (mask & (1ull << (bit)))
+#define GET_U(bit, m) dst->m = HAS(bit) ? (__typeof__(dst->m))take_varint(&p) : 0;
+#define GET_S(bit, m) dst->m = HAS(bit) ? unzigzag(take_varint(&p)) : 0;
+#define GET_B(bit, m) \
+	if (HAS(bit)) { \
+		uint32_t n = (uint32_t)take_varint(&p); \
+		dst->m = (struct fstap_bytes){ p, n }; \
+		p += n; \
+	} else { \
+		dst->m = (struct fstap_bytes){ NULL, 0 }; \
+	}
 #define GET(bit, m, k) GET_##k(bit, m)
 
 void fstap_rec_unpack(struct fstap_rec *dst, const void *src)
@@ -116,16 +123,11 @@ void fstap_rec_unpack(struct fstap_rec *dst, const void *src)
 		*dst = *(const struct fstap_rec *)p;
 		return;
 	}
-	memset(dst, 0, sizeof(*dst));
-	while (mask) {
-		unsigned bit = (unsigned)__builtin_ctzll(mask);
-		uint64_t v = take_varint(&p);
-
-		mask &= mask - 1;
-		switch (bit) {
-		FIELDS(GET)
-		default:
-			break;
-		}
-	}
+	/* in FIELDS order: the order fstap_rec_pack wrote them */
+	FIELDS(GET)
+	dst->nentries = dst->nxattrs = dst->nextents = 0;
+	dst->entries = NULL;
+	dst->xattrs = NULL;
+	dst->extents = NULL;
+	dst->xattr_sizes = (struct fstap_u64_list){ 0 };
 }

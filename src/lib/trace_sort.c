@@ -325,15 +325,21 @@ static void held_free(struct fstap_sorter *s, struct held *h)
 		slab_drop(s, sl);
 }
 
+#define HELD_SIZE(packed) ((sizeof(struct held) + (packed) + 7) & ~(size_t)7)
+
 static int push(struct fstap_sorter *s, const struct fstap_rec *rec)
 {
-	size_t size = (sizeof(struct held) + fstap_rec_pack_size(rec) + 7) & ~(size_t)7;
-	struct held *h = held_alloc(s, size);
+	size_t room = HELD_SIZE(fstap_rec_pack_bound(rec));
+	struct held *h = held_alloc(s, room);
 	int ret;
 
 	if (!h)
 		return -ENOMEM;
-	fstap_rec_pack(h->packed, rec);
+	/* the last carved from its slab: what the bound left over goes back */
+	if (h->slab)
+		h->slab->used -= room - HELD_SIZE(fstap_rec_pack(h->packed, rec));
+	else
+		fstap_rec_pack(h->packed, rec);
 	if (!fstap_op_is_meta(rec->op) && rec->start_ns > s->max_key)
 		s->max_key = rec->start_ns;
 	h->it.key = fstap_op_is_meta(rec->op) ? s->max_key : rec->start_ns;

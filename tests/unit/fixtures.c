@@ -111,75 +111,100 @@ static int bytes_eq(struct fstap_bytes a, struct fstap_bytes b)
 	return a.len == b.len && (!a.len || !memcmp(a.ptr, b.ptr, a.len));
 }
 
-const char *fixture_diff(const struct fstap_rec *a, const struct fstap_rec *b)
+/* The key of field fi if a and b differ in it, else NULL. */
+static const char *field_diff(const struct fstap_rec *a, const struct fstap_rec *b,
+			      const struct fstap_field_info *fi)
+{
+	const void *ma = (const char *)a + fi->offset, *mb = (const char *)b + fi->offset;
+	unsigned k;
+
+	switch (fi->type) {
+	case FSTAP_FT_U64:
+	case FSTAP_FT_S64:
+		if (memcmp(ma, mb, fi->width))
+			return fi->key;
+		break;
+	case FSTAP_FT_NAME:
+	case FSTAP_FT_BYTES:
+		if (!bytes_eq(*(const struct fstap_bytes *)ma, *(const struct fstap_bytes *)mb))
+			return fi->key;
+		break;
+	case FSTAP_FT_ENTRIES:
+		if (a->nentries != b->nentries)
+			return fi->key;
+		for (k = 0; k < a->nentries; k++)
+			if (!bytes_eq(a->entries[k].name, b->entries[k].name) ||
+			    a->entries[k].type != b->entries[k].type ||
+			    a->entries[k].obj != b->entries[k].obj ||
+			    a->entries[k].ino != b->entries[k].ino)
+				return fi->key;
+		break;
+	case FSTAP_FT_XATTRS:
+		if (a->nxattrs != b->nxattrs)
+			return fi->key;
+		for (k = 0; k < a->nxattrs; k++)
+			if (!bytes_eq(a->xattrs[k].name, b->xattrs[k].name) ||
+			    !bytes_eq(a->xattrs[k].value, b->xattrs[k].value))
+				return fi->key;
+		break;
+	case FSTAP_FT_EXTENTS:
+		if (a->nextents != b->nextents)
+			return fi->key;
+		for (k = 0; k < a->nextents; k++)
+			if (a->extents[k].offset != b->extents[k].offset ||
+			    a->extents[k].length != b->extents[k].length)
+				return fi->key;
+		break;
+	case FSTAP_FT_U64_LIST: {
+		const struct fstap_u64_list *la = ma, *lb = mb;
+
+		if (la->n != lb->n || (la->n && memcmp(la->v, lb->v, la->n * sizeof(*la->v))))
+			return fi->key;
+		break;
+	}
+	}
+	return NULL;
+}
+
+static const char *header_diff(const struct fstap_rec *a, const struct fstap_rec *b)
+{
+	if (a->start_ns != b->start_ns) return "start_ns";
+	if (a->dur_ns != b->dur_ns) return "dur_ns";
+	if (a->tid != b->tid || a->pid != b->pid) return "tid/pid";
+	if (a->uid != b->uid || a->gid != b->gid) return "uid/gid";
+	if (a->result != b->result) return "result";
+	if (a->flags != b->flags) return "flags";
+	if (a->obj != b->obj) return "obj";
+	return NULL;
+}
+
+/* The first difference in the fields of a's type (all: in every field and the header). */
+static const char *rec_diff(const struct fstap_rec *a, const struct fstap_rec *b, bool all)
 {
 	const struct fstap_op_info *oi;
-	unsigned i, k;
+	const char *d;
+	unsigned i, n;
 
 	if (a->op != b->op)
 		return "op";
 	oi = fstap_op_info(a->op);
-	if (!fstap_op_is_meta(a->op)) {
-		if (a->start_ns != b->start_ns) return "start_ns";
-		if (a->dur_ns != b->dur_ns) return "dur_ns";
-		if (a->tid != b->tid || a->pid != b->pid) return "tid/pid";
-		if (a->uid != b->uid || a->gid != b->gid) return "uid/gid";
-		if (a->result != b->result) return "result";
-		if (a->flags != b->flags) return "flags";
-		if (a->obj != b->obj) return "obj";
-	}
-	for (i = 0; i < oi->nfields; i++) {
-		const struct fstap_field_info *fi = fstap_field_info(oi->fields[i]);
-		const void *ma = (const char *)a + fi->offset, *mb = (const char *)b + fi->offset;
-
-		switch (fi->type) {
-		case FSTAP_FT_U64:
-		case FSTAP_FT_S64:
-			if (memcmp(ma, mb, fi->width))
-				return fi->key;
-			break;
-		case FSTAP_FT_NAME:
-		case FSTAP_FT_BYTES:
-			if (!bytes_eq(*(const struct fstap_bytes *)ma, *(const struct fstap_bytes *)mb))
-				return fi->key;
-			break;
-		case FSTAP_FT_ENTRIES:
-			if (a->nentries != b->nentries)
-				return fi->key;
-			for (k = 0; k < a->nentries; k++)
-				if (!bytes_eq(a->entries[k].name, b->entries[k].name) ||
-				    a->entries[k].type != b->entries[k].type ||
-				    a->entries[k].obj != b->entries[k].obj ||
-				    a->entries[k].ino != b->entries[k].ino)
-					return fi->key;
-			break;
-		case FSTAP_FT_XATTRS:
-			if (a->nxattrs != b->nxattrs)
-				return fi->key;
-			for (k = 0; k < a->nxattrs; k++)
-				if (!bytes_eq(a->xattrs[k].name, b->xattrs[k].name) ||
-				    !bytes_eq(a->xattrs[k].value, b->xattrs[k].value))
-					return fi->key;
-			break;
-		case FSTAP_FT_EXTENTS:
-			if (a->nextents != b->nextents)
-				return fi->key;
-			for (k = 0; k < a->nextents; k++)
-				if (a->extents[k].offset != b->extents[k].offset ||
-				    a->extents[k].length != b->extents[k].length)
-					return fi->key;
-			break;
-		case FSTAP_FT_U64_LIST: {
-			const struct fstap_u64_list *la = ma, *lb = mb;
-
-			if (la->n != lb->n ||
-			    (la->n && memcmp(la->v, lb->v, la->n * sizeof(*la->v))))
-				return fi->key;
-			break;
-		}
-		}
-	}
+	if ((all || !fstap_op_is_meta(a->op)) && (d = header_diff(a, b)))
+		return d;
+	n = all ? FSTAP_F_NR : oi->nfields;
+	for (i = 0; i < n; i++)
+		if ((d = field_diff(a, b, fstap_field_info(all ? i : oi->fields[i]))))
+			return d;
 	return NULL;
+}
+
+const char *fixture_diff(const struct fstap_rec *a, const struct fstap_rec *b)
+{
+	return rec_diff(a, b, false);
+}
+
+const char *fixture_diff_all(const struct fstap_rec *a, const struct fstap_rec *b)
+{
+	return rec_diff(a, b, true);
 }
 
 int fixture_write_trace(const char *path, unsigned n, size_t chunk_size, bool footer)

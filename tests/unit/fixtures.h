@@ -29,8 +29,14 @@ struct fixture {
 
 /* Fills f->rec as a record of type op; seed varies every value. */
 void fixture_fill(struct fixture *f, unsigned op, unsigned seed);
-/* NULL if a and b carry the same values, else the name of the first difference. */
+/*
+ * NULL if a and b carry the same values in the fields of their type, else
+ * the name of the first difference; _all: in every field of the table and
+ * the operation header, whatever the type (a field a type does not carry
+ * must be 0 in both).
+ */
 const char *fixture_diff(const struct fstap_rec *a, const struct fstap_rec *b);
+const char *fixture_diff_all(const struct fstap_rec *a, const struct fstap_rec *b);
 /* Writes a trace of n records cycling through every type; returns 0 or -errno. */
 int fixture_write_trace(const char *path, unsigned n, size_t chunk_size, bool footer);
 /* A temporary file path under $TMPDIR (caller frees). */
