@@ -130,11 +130,132 @@ static int divlog_fn(FILE *f, struct rp_result *const *runs, unsigned n,
 	return rp_report_divergences(f, runs, n);
 }
 
-int cmd_replay(int argc, char **argv)
+/* What the command line asks for. */
+struct replay_cli {
+	struct rp_options o;
+	const char *json, *csv, *divlog, *map;	/* report files ('-': stdout) */
+	unsigned divmax;
+	unsigned long long limit;		/* --cache-limit; 0: none */
+	unsigned long runs;
+	enum rp_split split;
+	unsigned clones;
+	bool drop, progress, mpi, split_set, sync_end;
+};
+
+enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
+       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
+       OPT_SPLIT, OPT_MAP, OPT_SYNC };
+
+static bool is_stdout(const char *path)
 {
-	enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
-	       OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
-	       OPT_SPLIT, OPT_MAP, OPT_SYNC };
+	return path && !strcmp(path, "-");
+}
+
+/* The options whose value is a number: 0, or the usage exit code. */
+static int parse_number(int c, const char *arg, struct replay_cli *cli)
+{
+	unsigned long long v;
+	char *end;
+
+	switch (c) {
+	case OPT_RUNS:
+		errno = 0;
+		cli->runs = strtoul(arg, &end, 10);
+		if (errno || *end || !*arg || cli->runs < 1 || cli->runs > 10000)
+			return cmd_usage_error("replay", "--runs must be 1 to 10000, not '%s'", arg);
+		break;
+	case OPT_LIMIT:
+		if (cmd_parse_size(arg, &cli->limit) || cli->limit < 4096)
+			return cmd_usage_error("replay", "--cache-limit must be a size of at "
+					       "least 4k (e.g. 512M), not '%s'", arg);
+		break;
+	case OPT_WINDOW:
+		if (cmd_parse_size(arg, &v) || !v)
+			return cmd_usage_error("replay", "--window must be a number of ns, "
+					       "not '%s'", arg);
+		cli->o.window_ns = v;
+		break;
+	case OPT_DIVMAX:
+		if (cmd_parse_size(arg, &v) || !v || v > 1000000)
+			return cmd_usage_error("replay", "--divergences-max must be a number "
+					       "from 1 to 1000000, not '%s'", arg);
+		cli->divmax = (unsigned)v;
+		break;
+	case OPT_CLONE:
+		if (cmd_parse_size(arg, &v) || !v || v > RP_CLONES_MAX)
+			return cmd_usage_error("replay", "--clone must be a number from 1 to "
+					       "%u, not '%s'", RP_CLONES_MAX, arg);
+		cli->clones = (unsigned)v;
+		break;
+	}
+	return 0;
+}
+
+/* One option of getopt_long: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_option(int c, char *arg, struct replay_cli *cli)
+{
+	switch (c) {
+	case OPT_ORDER:
+		if (rp_order_parse(arg, &cli->o.order))
+			return cmd_usage_error("replay", "--order must be strict, thread, "
+					       "resource or none, not '%s'", arg);
+		return 0;
+	case OPT_PACE:
+		if (rp_pace_parse(arg, &cli->o.pace_pct, &cli->o.pace_native))
+			return cmd_usage_error("replay", "--pace must be afap, orig, native or N%% "
+					       "(1%% to 100000%%), not '%s'", arg);
+		return 0;
+	case OPT_SPLIT:
+		if (rp_split_parse(arg, &cli->split))
+			return cmd_usage_error("replay", "--split must be clone, process or "
+					       "thread, not '%s'", arg);
+		cli->split_set = true;
+		return 0;
+	case OPT_RUNS:
+	case OPT_LIMIT:
+	case OPT_WINDOW:
+	case OPT_DIVMAX:
+	case OPT_CLONE:
+		return parse_number(c, arg, cli);
+	case OPT_JSON: cli->json = arg; return 0;
+	case OPT_CSV: cli->csv = arg; return 0;
+	case OPT_DIVLOG: cli->divlog = arg; return 0;
+	case OPT_MAP: cli->map = arg; return 0;
+	case OPT_DROP: cli->drop = true; return 0;
+	case OPT_SYNC: cli->sync_end = true; return 0;
+	case OPT_NOPROG: cli->progress = false; return 0;
+	case OPT_DEVICES: cli->o.devices = true; return 0;
+	case OPT_MPI: cli->mpi = true; return 0;
+	case 'h':
+		fputs(usage, stdout);
+		return CMD_HELP;
+	default:
+		return cmd_usage_error("replay", "unknown option");
+	}
+}
+
+/* The options that go together or exclude each other: 0, or the usage exit code. */
+static int check_combinations(const struct replay_cli *cli)
+{
+	if (is_stdout(cli->json) + is_stdout(cli->csv) + is_stdout(cli->divlog) > 1)
+		return cmd_usage_error("replay", "only one of --json, --csv and --divergences "
+				       "can go to stdout");
+	if (cli->split_set && !cli->mpi)
+		return cmd_usage_error("replay", "--split needs --mpi");
+	if (cli->map && cli->split == RP_SPLIT_CLONE)
+		return cmd_usage_error("replay", "--map needs --split=process or --split=thread");
+	if (cli->split != RP_SPLIT_CLONE && cli->o.order == RP_ORDER_STRICT)
+		return cmd_usage_error("replay", "--order=strict replays on one thread: not with "
+				       "--split=process or --split=thread");
+	if (cli->clones && cli->mpi)
+		return cmd_usage_error("replay", "--clone and --mpi exclude each other "
+				       "(--mpi --split=clone: a clone per rank)");
+	return 0;
+}
+
+/* The command line into *cli: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_options(int argc, char **argv, struct replay_cli *cli)
+{
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "pace", required_argument, NULL, OPT_PACE },
@@ -156,168 +277,101 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rp_options o = { .order = RP_ORDER_THREAD };
-	const char *json = NULL, *csv = NULL, *divlog = NULL, *map = NULL;
-	unsigned divmax = DIVLOG_DEFAULT_MAX;
-	unsigned long long limit = 0, v;
-	unsigned long runs = 1, i;
-	struct rp_result **res;
-	struct rp_cgroup *cg = NULL;
-	bool drop = false, progress = true, mpi = false, split_set = false, sync_end = false;
-	enum rp_split split = RP_SPLIT_CLONE;
-	unsigned clones = 0;
-	int c, ret = 0, rank = 0, nranks = 1;
-	char *end;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_ORDER:
-			if (rp_order_parse(optarg, &o.order))
-				return cmd_usage_error("replay", "--order must be strict, thread, "
-						       "resource or none, not '%s'", optarg);
-			break;
-		case OPT_PACE:
-			if (rp_pace_parse(optarg, &o.pace_pct, &o.pace_native))
-				return cmd_usage_error("replay", "--pace must be afap, orig, native or N%% "
-						       "(1%% to 100000%%), not '%s'", optarg);
-			break;
-		case OPT_RUNS:
-			errno = 0;
-			runs = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || runs < 1 || runs > 10000)
-				return cmd_usage_error("replay", "--runs must be 1 to 10000, not '%s'",
-						       optarg);
-			break;
-		case OPT_JSON:
-			json = optarg;
-			break;
-		case OPT_CSV:
-			csv = optarg;
-			break;
-		case OPT_DROP:
-			drop = true;
-			break;
-		case OPT_SYNC:
-			sync_end = true;
-			break;
-		case OPT_LIMIT:
-			if (cmd_parse_size(optarg, &limit) || limit < 4096)
-				return cmd_usage_error("replay", "--cache-limit must be a size of at "
-						       "least 4k (e.g. 512M), not '%s'", optarg);
-			break;
-		case OPT_WINDOW:
-			if (cmd_parse_size(optarg, &v) || !v)
-				return cmd_usage_error("replay", "--window must be a number of ns, "
-						       "not '%s'", optarg);
-			o.window_ns = v;
-			break;
-		case OPT_NOPROG:
-			progress = false;
-			break;
-		case OPT_DEVICES:
-			o.devices = true;
-			break;
-		case OPT_DIVLOG:
-			divlog = optarg;
-			break;
-		case OPT_DIVMAX:
-			if (cmd_parse_size(optarg, &v) || !v || v > 1000000)
-				return cmd_usage_error("replay", "--divergences-max must be a number "
-						       "from 1 to 1000000, not '%s'", optarg);
-			divmax = (unsigned)v;
-			break;
-		case OPT_CLONE:
-			if (cmd_parse_size(optarg, &v) || !v || v > RP_CLONES_MAX)
-				return cmd_usage_error("replay", "--clone must be a number from 1 to "
-						       "%u, not '%s'", RP_CLONES_MAX, optarg);
-			clones = (unsigned)v;
-			break;
-		case OPT_MPI:
-			mpi = true;
-			break;
-		case OPT_SPLIT:
-			if (rp_split_parse(optarg, &split))
-				return cmd_usage_error("replay", "--split must be clone, process or "
-						       "thread, not '%s'", optarg);
-			split_set = true;
-			break;
-		case OPT_MAP:
-			map = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return cmd_usage_error("replay", "unknown option");
-		}
-	}
+	cli->o.order = RP_ORDER_THREAD;
+	cli->divmax = DIVLOG_DEFAULT_MAX;
+	cli->runs = 1;
+	cli->split = RP_SPLIT_CLONE;
+	cli->progress = true;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		if ((ret = parse_option(c, optarg, cli)))
+			return ret;
 	if (argc - optind != 2)
 		return cmd_usage_error("replay", "expected TRACE and DIR arguments");
-	if ((json && !strcmp(json, "-")) + (csv && !strcmp(csv, "-")) +
-	    (divlog && !strcmp(divlog, "-")) > 1)
-		return cmd_usage_error("replay", "only one of --json, --csv and --divergences "
-				       "can go to stdout");
-	if (split_set && !mpi)
-		return cmd_usage_error("replay", "--split needs --mpi");
-	if (map && split == RP_SPLIT_CLONE)
-		return cmd_usage_error("replay", "--map needs --split=process or --split=thread");
-	if (split != RP_SPLIT_CLONE && o.order == RP_ORDER_STRICT)
-		return cmd_usage_error("replay", "--order=strict replays on one thread: not with "
-				       "--split=process or --split=thread");
-	if (clones && mpi)
-		return cmd_usage_error("replay", "--clone and --mpi exclude each other "
-				       "(--mpi --split=clone: a clone per rank)");
-	o.divlog_max = divlog ? divmax : 0;
-	o.trace = argv[optind];
-	o.dir = argv[optind + 1];
-	{
-		const char *reports[] = { json, csv, divlog };
+	if ((ret = check_combinations(cli)))
+		return ret;
+	cli->o.divlog_max = cli->divlog ? cli->divmax : 0;
+	cli->o.trace = argv[optind];
+	cli->o.dir = argv[optind + 1];
+	cli->o.progress = cli->progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
+	return 0;
+}
 
-		if (check_reports(o.trace, reports, 3))
+/* The runs, each into res[i]: 0 or -errno (said). */
+static int run_all(struct replay_cli *cli, struct rp_result **res)
+{
+	unsigned long i;
+	int ret = 0;
+
+	for (i = 0; i < cli->runs && !ret; i++) {
+		if (cli->drop && (ret = rp_drop_caches()))
+			break;
+		if (cli->mpi)
+			ret = rp_mpi_run(&cli->o, cli->split, cli->map, &res[i]);
+		else if (cli->clones)
+			ret = rp_run_clones(&cli->o, cli->clones, &res[i]);
+		else
+			ret = rp_run(&cli->o, &res[i]);
+		if (!ret && cli->sync_end)
+			ret = rp_sync_at_end(cli->o.dir, res[i]);
+		cli->o.notes_said = true;
+	}
+	return ret;
+}
+
+/* The table on stdout (unless a report file is '-'), then the report files. 0 or -errno. */
+static int write_reports(const struct replay_cli *cli, struct rp_result *const *res)
+{
+	unsigned n = (unsigned)cli->runs;
+	int ret = 0;
+
+	if (!is_stdout(cli->json) && !is_stdout(cli->csv) && !is_stdout(cli->divlog) &&
+	    rp_report_text(stdout, res, n))
+		ret = -EIO;
+	if (!ret && cli->json)
+		ret = write_report(cli->json, rp_report_json, res, n, &cli->o);
+	if (!ret && cli->csv)
+		ret = write_report(cli->csv, csv_fn, res, n, &cli->o);
+	if (!ret && cli->divlog)
+		ret = write_report(cli->divlog, divlog_fn, res, n, &cli->o);
+	return ret;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_cli cli = { 0 };
+	struct rp_cgroup *cg = NULL;
+	struct rp_result **res;
+	int ret, rank = 0, nranks = 1;
+	unsigned long i;
+
+	ret = parse_options(argc, argv, &cli);
+	if (ret)
+		return ret == CMD_HELP ? 0 : ret;
+	{
+		const char *reports[] = { cli.json, cli.csv, cli.divlog };
+
+		if (check_reports(cli.o.trace, reports, 3))
 			return 1;
 	}
-	o.progress = progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
-
-	if (mpi && rp_mpi_init(&rank, &nranks))
+	if (cli.mpi && rp_mpi_init(&rank, &nranks))
 		return 1;
-	res = calloc(runs, sizeof(*res));
+	res = calloc(cli.runs, sizeof(*res));
 	if (!res)
 		fstap_die("out of memory");
-	if (limit && rp_cgroup_enter(limit, &cg)) {
+	if (cli.limit && rp_cgroup_enter(cli.limit, &cg)) {
 		free(res);
 		return 1;
 	}
-	for (i = 0; i < runs && !ret; i++) {
-		if (drop && (ret = rp_drop_caches()))
-			break;
-		if (mpi)
-			ret = rp_mpi_run(&o, split, map, &res[i]);
-		else if (clones)
-			ret = rp_run_clones(&o, clones, &res[i]);
-		else
-			ret = rp_run(&o, &res[i]);
-		if (!ret && sync_end)
-			ret = rp_sync_at_end(o.dir, res[i]);
-		o.notes_said = true;
-	}
+	ret = run_all(&cli, res);
 	rp_cgroup_leave(cg);
-	if (!ret && rank == 0) {
-		bool quiet_text = (json && !strcmp(json, "-")) || (csv && !strcmp(csv, "-")) ||
-				  (divlog && !strcmp(divlog, "-"));
-
-		if (!quiet_text && rp_report_text(stdout, res, (unsigned)runs))
-			ret = -EIO;
-		if (!ret && json)
-			ret = write_report(json, rp_report_json, res, (unsigned)runs, &o);
-		if (!ret && csv)
-			ret = write_report(csv, csv_fn, res, (unsigned)runs, &o);
-		if (!ret && divlog)
-			ret = write_report(divlog, divlog_fn, res, (unsigned)runs, &o);
-	}
-	for (i = 0; i < runs; i++)
+	if (!ret && rank == 0)
+		ret = write_reports(&cli, res);
+	for (i = 0; i < cli.runs; i++)
 		rp_result_free(res[i]);
 	free(res);
-	if (mpi)
+	if (cli.mpi)
 		rp_mpi_finalize();
 	return ret ? 1 : 0;
 }

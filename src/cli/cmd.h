@@ -32,6 +32,13 @@ int cmd_report(int argc, char **argv);
 
 /* Shared helpers for the commands (src/cli/fstap.c). */
 
+/*
+ * What a command's option parser returns after printing the usage for
+ * --help: the command returns 0 without running. The parser's other
+ * returns are 0 (run) and the usage exit code (2).
+ */
+#define CMD_HELP (-1)
+
 /* Prints "fstap CMD: MSG" and a pointer to its --help on stderr; returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
