@@ -67,6 +67,18 @@ static inline uint64_t fstap_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/*
+ * The home slot of id in a table of mask + 1 slots (a power of two): ids
+ * that differ in their low 4 bits only (a trace numbers objects, handles
+ * and threads as it meets them) share 16 neighbouring slots, so that
+ * neighbours share cache lines; the rest of the id is hashed, so that a
+ * hostile set of ids still spreads (at most 16 share a hashed home).
+ */
+static inline size_t fstap_id_home(uint64_t id, size_t mask)
+{
+	return ((fstap_hash64(id >> 4) << 4) | (id & 15)) & mask;
+}
+
 /* The hash of len bytes at p, seeded (a directory's id, for example). */
 uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len);
 
@@ -87,7 +99,7 @@ void fstap_map_init(struct fstap_map *m);
 /* The slot of key: its own, or the empty one where it would go (cap > 0). */
 static inline size_t fstap_map_slot(const struct fstap_map *m, uint64_t key)
 {
-	size_t mask = m->cap - 1, i = fstap_hash64(key) & mask;
+	size_t mask = m->cap - 1, i = fstap_id_home(key, mask);
 
 	while (m->keys[i] && m->keys[i] != key)
 		i = (i + 1) & mask;

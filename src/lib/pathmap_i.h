@@ -73,20 +73,10 @@ enum pm_place { PM_NAME_FIRST, PM_NAME_LAST };
 
 /* ---- looking up the two tables ------------------------------------------- */
 
-/*
- * The home slot of obj: ids that differ in their low 4 bits only (a trace
- * numbers objects as it meets them) share 16 neighbouring slots, 64 bytes;
- * the rest of the id is hashed.
- */
-static inline size_t pm_obj_home(uint64_t obj, size_t mask)
-{
-	return ((fstap_hash64(obj >> 4) << 4) | (obj & 15)) & mask;
-}
-
 /* The node (index) of obj, or PM_NONE. */
 static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj)
 {
-	size_t mask = pm->nslots - 1, i = pm_obj_home(obj, mask);
+	size_t mask = pm->nslots - 1, i = fstap_id_home(obj, mask);
 
 	for (;; i = (i + 1) & mask) {
 		uint32_t v = pm->by_obj[i];

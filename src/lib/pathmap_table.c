@@ -13,7 +13,7 @@
 
 static void insert_obj_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
-	size_t mask = pm->nslots - 1, i = pm_obj_home(pm->nodes[idx].obj, mask);
+	size_t mask = pm->nslots - 1, i = fstap_id_home(pm->nodes[idx].obj, mask);
 
 	while (pm->by_obj[i])
 		i = (i + 1) & mask;
@@ -108,7 +108,7 @@ uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj)
 /* The slot of obj in by_obj (it is there). */
 static size_t obj_slot(const struct fstap_pathmap *pm, uint64_t obj)
 {
-	size_t mask = pm->nslots - 1, i = pm_obj_home(obj, mask);
+	size_t mask = pm->nslots - 1, i = fstap_id_home(obj, mask);
 
 	while (pm->nodes[pm->by_obj[i] - 1].obj != obj)
 		i = (i + 1) & mask;
@@ -122,7 +122,7 @@ void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni)
 	/* the slot goes by backward shift, the node by moving the last one in */
 	i = obj_slot(pm, pm->nodes[ni].obj);
 	for (j = (i + 1) & mask; pm->by_obj[j]; j = (j + 1) & mask) {
-		size_t home = pm_obj_home(pm->nodes[pm->by_obj[j] - 1].obj, mask);
+		size_t home = fstap_id_home(pm->nodes[pm->by_obj[j] - 1].obj, mask);
 
 		/* the entry at j may fill the hole at i if i is on its probe path */
 		if (((j - home) & mask) >= ((j - i) & mask)) {

@@ -116,7 +116,7 @@ bool fstap_map_del(struct fstap_map *m, uint64_t key, uint64_t *val)
 	m->n--;
 	/* Backward shift: move later members of the run into the hole. */
 	for (j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
-		size_t home = fstap_hash64(m->keys[j]) & mask;
+		size_t home = fstap_id_home(m->keys[j], mask);
 
 		/* Move j to i unless its home lies cyclically in (i, j]. */
 		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
