@@ -51,6 +51,7 @@ int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 	dst->writes_merged += src->writes_merged;
 	dst->handles_left += src->handles_left;
 	dst->rank_deps += src->rank_deps;
+	dst->handles_reopened += src->handles_reopened;
 	dst->workers += src->workers;
 	dst->incomplete |= src->incomplete;
 	if (src->cut.cut && !dst->cut.cut)

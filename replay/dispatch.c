@@ -109,12 +109,47 @@ static void count_rank_deps(struct run *r, const struct rp_task *t, const struct
 			r->res->rank_deps++;
 }
 
+/*
+ * Hands t to w: its number, its dependencies (--order), its recorded think
+ * time, its worker's order; ns_gen is the namespace generation its paths
+ * are from.
+ */
+static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32_t ns_gen)
+{
+	struct tstate *ts = t->ts;
+	uint64_t end;
+	int ret = 0;
+
+	t->seq = ++r->seq;
+	t->ns_gen = ns_gen;
+	if (r->o->order == RP_ORDER_THREAD)
+		ret = rp_deps_thread(r, t, w);
+	else if (r->o->order == RP_ORDER_RESOURCE)
+		ret = rp_deps_resource(r, t, w);
+	if (ret)
+		return ret;
+	count_rank_deps(r, t, w);
+	end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
+	if (!w->prev_end)
+		w->prev_end = r->origin;
+	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
+	if (r->native)
+		t->gap_ns = rp_native_gap(&r->rtt, t->gap_ns, ts->hidden_ns, t->rec.op);
+	ts->hidden_ns = 0;
+	if (end > w->prev_end)
+		w->prev_end = end;
+	w->wseq++;
+	if (r->o->order == RP_ORDER_THREAD && (ret = rp_ends_push(&w->ends, w->wseq, end)))
+		return ret;
+	rp_queue_put(w, t);
+	return 0;
+}
+
 int rp_dispatch(struct run *r, struct rp_task *t)
 {
 	struct tstate *ts = t->ts;
 	struct rp_result *res = r->res, *cnt;
 	struct rp_worker *w;
-	uint64_t end;
 	bool bump, issue;
 	int ret;
 
@@ -167,27 +202,26 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 	w = rp_worker_for_task(r, ts, t);
 	if (!w)
 		return -ENOMEM;
-	t->seq = ++r->seq;
-	t->ns_gen = r->ns_gen - bump;	/* its own paths are from before */
-	if (r->o->order == RP_ORDER_THREAD)
-		ret = rp_deps_thread(r, t, w);
-	else if (r->o->order == RP_ORDER_RESOURCE)
-		ret = rp_deps_resource(r, t, w);
-	if (ret)
+	if (r->o->share && (ret = rp_borrow(r, t, w)))
 		return ret;
-	count_rank_deps(r, t, w);
-	end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
-	if (!w->prev_end)
-		w->prev_end = r->origin;
-	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
-	if (r->native)
-		t->gap_ns = rp_native_gap(&r->rtt, t->gap_ns, ts->hidden_ns, t->rec.op);
-	ts->hidden_ns = 0;
-	if (end > w->prev_end)
-		w->prev_end = end;
-	w->wseq++;
-	if (r->o->order == RP_ORDER_THREAD && (ret = rp_ends_push(&w->ends, w->wseq, end)))
+	return hand_to(r, t, w, r->ns_gen - bump);
+}
+
+/*
+ * --split: a task of this rank's made by the replay (borrowed.c: the open
+ * of a handle another rank's process opened, the close of this rank's copy)
+ * for worker w, before the task being dispatched: paths from the pathmap
+ * as it is now, dependencies as a record of its start. Not counted.
+ */
+int rp_dispatch_made(struct run *r, struct rp_task *t, struct rp_worker *w)
+{
+	int ret;
+
+	t->made = true;
+	if (t->rec.op != FSTAP_OP_RELEASE && t->rec.op != FSTAP_OP_RELEASEDIR &&
+	    (ret = resolve(r, t)))
 		return ret;
-	rp_queue_put(w, t);
-	return 0;
+	if (r->o->order != RP_ORDER_STRICT && r->o->order != RP_ORDER_THREAD)
+		rp_resources(r, t);
+	return hand_to(r, t, w, r->ns_gen);
 }

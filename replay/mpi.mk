@@ -14,6 +14,7 @@ endif
 
 MPI_INTEGRATION_TESTS = tests/integration/t2410-replay-mpi-clone.sh \
 	tests/integration/t2420-replay-mpi-kill.sh \
-	tests/integration/t2430-replay-mpi-split.sh
+	tests/integration/t2430-replay-mpi-split.sh \
+	tests/integration/t2435-replay-mpi-inherited-fd.sh
 TESTS += $(MPI_INTEGRATION_TESTS)
 EXTRA_DIST += $(MPI_INTEGRATION_TESTS) tests/integration/lib-mpi.sh tests/tools/lsan-openmpi.supp

@@ -25,6 +25,7 @@ libreplay_a_SOURCES = \
 	replay/options.c \
 	replay/stage.c \
 	replay/dispatch.c \
+	replay/borrowed.c \
 	replay/deps.c \
 	replay/learn.c \
 	replay/worker.c \

@@ -266,6 +266,7 @@ struct rp_task {
 	struct rp_race_obj *race_obj;	/* its object's race state (races.c) */
 	struct rp_task *race_prev, *race_next;	/* its object's staged operations */
 	bool device;			/* an open of a character or block device node */
+	bool made;			/* the replay's own (borrowed.c): not counted */
 	uint64_t recno;			/* its position in the trace file (every record counted) */
 	const char *comm;		/* its process's name (the divergence log only), or NULL */
 	uint32_t ndeps, capdeps;
@@ -521,6 +522,7 @@ struct rp_result {
 	uint64_t writes_merged;		/* parts of a kernel-split write, issued with the first */
 	uint64_t handles_left;		/* open at the end of the trace */
 	uint64_t rank_deps;		/* --split: dependencies on ops of other ranks */
+	uint64_t handles_reopened;	/* --split: handles opened again for this rank's use */
 	unsigned workers;
 	bool incomplete;		/* the trace had no footer */
 	struct fstap_cut cut;		/* how it was cut (cut.cut false: not) */

@@ -204,6 +204,9 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 	if (r->rank_deps)
 		fprintf(f, "ranks' order: %llu waits for operations of other ranks\n",
 			(unsigned long long)r->rank_deps);
+	if (r->handles_reopened)
+		fprintf(f, "handles:      %llu opened again on the rank of a process that used "
+			"what another rank's process opened\n", (unsigned long long)r->handles_reopened);
 	if (r->cut.cut)
 		fprintf(f, "trace:        incomplete: replayed the first %.1f s of %.1f s\n",
 			(double)r->cut.cutoff_ns / 1e9, (double)r->cut.end_ns / 1e9);
@@ -355,6 +358,7 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(o, "writes_merged", json_integer((json_int_t)r->writes_merged));
 	json_object_set_new(o, "rank_deps", json_integer((json_int_t)r->rank_deps));
 	json_object_set_new(o, "handles_left_open", json_integer((json_int_t)r->handles_left));
+	json_object_set_new(o, "handles_reopened", json_integer((json_int_t)r->handles_reopened));
 	json_object_set_new(o, "incomplete_trace", json_boolean(r->incomplete));
 	if (r->cut.cut)
 		json_object_set_new(o, "trace_cut",

@@ -132,6 +132,7 @@ static void run_release(struct run *r)
 	fstap_map_release(&r->res_last);
 	rp_races_release(&r->races);
 	fstap_map_release(&r->fh_owner);
+	rp_borrowed_release(r);
 	fstap_map_release(&r->kinds);
 	fstap_map_release(&r->parents);
 	fstap_map_release(&r->sync_fh);
@@ -162,6 +163,8 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->res_last);
 	rp_races_init(&r->races);
 	fstap_map_init(&r->fh_owner);
+	fstap_map_init(&r->fh_remote);
+	fstap_map_init(&r->fh_local);
 	fstap_map_init(&r->kinds);
 	fstap_map_init(&r->parents);
 	fstap_map_init(&r->sync_fh);

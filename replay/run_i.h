@@ -1,6 +1,6 @@
 /*
  * run_i.h: the state of one replay run shared by its stages (run.c,
- * stage.c, dispatch.c, deps.c, learn.c, worker.c): the
+ * stage.c, dispatch.c, deps.c, learn.c, worker.c, borrowed.c): the
  * dispatcher's struct run, the workers, and each recorded thread.
  */
 #ifndef FSTAP_REPLAY_RUN_I_H
@@ -108,6 +108,8 @@ struct run {
 	struct fstap_map res_last;	/* resource -> wseq << 20 | worker idx */
 	struct rp_races races;	/* races in the recording (races.c) */
 	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
+	struct fstap_map fh_remote;	/* --split: fh + 1 -> its open on another rank (borrowed.c) */
+	struct fstap_map fh_local;	/* --split: fh + 1 -> worker idx + 1 holding this rank's copy */
 	struct fstap_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
 	struct fstap_map parents;	/* obj -> its directory (the last one named), where known */
 	struct fstap_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
@@ -197,6 +199,19 @@ int rp_unstage(struct run *r, bool all);
 
 /* Issues t (or frees it if it is not issued); 0 or -errno. */
 int rp_dispatch(struct run *r, struct rp_task *t);
+/* Hands w a task the replay made (borrowed.c), not a record's; 0 or -ENOMEM. */
+int rp_dispatch_made(struct run *r, struct rp_task *t, struct rp_worker *w);
+
+/* ---- borrowed.c ------------------------------------------------------------ */
+
+/*
+ * --split: before t, issued, goes to w: notes the handles it opens (here
+ * or on another rank), opens for w the handle it uses if only another rank
+ * opened it, and closes this rank's copy when t, on another rank, releases
+ * it. 0 or -ENOMEM.
+ */
+int rp_borrow(struct run *r, struct rp_task *t, struct rp_worker *w);
+void rp_borrowed_release(struct run *r);
 
 /* ---- deps.c --------------------------------------------------------------- */
 
