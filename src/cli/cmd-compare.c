@@ -276,7 +276,6 @@ static int parse_replay_opt(int ch, const char *optarg, struct cmp_config *o)
 	return 0;
 }
 
-/* After the options: the TRACE argument, the defaults, and what goes together. */
 /* --disk models the loop images: not a --device, not a --target. */
 static int check_disk(const struct cmp_config *o)
 {
@@ -295,6 +294,7 @@ static int check_disk(const struct cmp_config *o)
 	return 0;
 }
 
+/* After the options: the TRACE argument, the defaults, and what goes together. */
 static int check_combinations(int argc, char **argv, struct cmp_config *o)
 {
 	int ret;
@@ -332,7 +332,78 @@ static int check_combinations(int argc, char **argv, struct cmp_config *o)
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct cmp_config *o)
+/* --candidate, --target, --disk and --log-disk: 0, or the usage exit code. */
+static int parse_device_opt(int ch, const char *arg, struct cmp_config *o)
+{
+	struct cmp_candidate c;
+	struct disk_params dp;
+	char err[256];
+
+	switch (ch) {
+	case OPT_CAND:
+		if (cmp_candidate_parse(arg, &c, err, sizeof(err)))
+			return cmd_usage_error("compare", "--candidate: %s", err);
+		return add_cand(o, &c) ? 2 : 0;
+	case OPT_TARGET:
+		if (cmp_target_parse(arg, &c, err, sizeof(err)))
+			return cmd_usage_error("compare", "--target: %s", err);
+		return add_cand(o, &c) ? 2 : 0;
+	case OPT_DISK:
+	case OPT_LOGDISK:
+		if (disk_params_parse(arg, &dp, err, sizeof(err)))
+			return cmd_usage_error("compare", "--%s: %s", ch == OPT_DISK ? "disk"
+					       : "log-disk", err);
+		*(ch == OPT_DISK ? &o->disk : &o->log_disk) = arg;
+		return 0;
+	}
+	return 0;
+}
+
+/* One option of getopt_long: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_option(int ch, char *arg, char **argv, struct cmp_config *o)
+{
+	switch (ch) {
+	case OPT_FS:
+		return add_fs_list(o, arg);
+	case OPT_CAND:
+	case OPT_TARGET:
+	case OPT_DISK:
+	case OPT_LOGDISK:
+		return parse_device_opt(ch, arg, o);
+	case OPT_IMGSIZE:
+	case OPT_RUNS:
+	case OPT_CLONE:
+	case OPT_MAXRUNS:
+	case OPT_BUDGET:
+	case OPT_SEED:
+	case OPT_MAXDIV:
+		return parse_number(ch, arg, o);
+	case OPT_ORDER:
+	case OPT_PACE:
+	case OPT_LIMIT:
+		return parse_replay_opt(ch, arg, o);
+	case OPT_VARIANT:
+		return add_variants(o, arg);
+	case OPT_DEVICE: o->device = arg; return 0;
+	case OPT_FORCE: o->force = true; return 0;
+	case OPT_IMGDIR: o->image_dir = arg; return 0;
+	case OPT_OUT: o->out = arg; return 0;
+	case OPT_NOPROG: o->progress = false; return 0;
+	case OPT_INCOMPLETE: o->allow_incomplete = true; return 0;
+	case 'h':
+		fputs(usage, stdout);
+		return CMD_HELP;
+	case ':':
+		return cmd_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
+	default:
+		if (optopt)
+			return cmd_usage_error("compare", "unknown option '-%c'", optopt);
+		return cmd_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+/* The command line into *o: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_options(int argc, char **argv, struct cmp_config *o)
 {
 	static const struct option longopts[] = {
 		{ "fs", required_argument, NULL, OPT_FS },
@@ -360,8 +431,6 @@ static int parse(int argc, char **argv, struct cmp_config *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct cmp_candidate c;
-	char err[256];
 	int ch, ret;
 
 	o->runs = 3;
@@ -372,82 +441,8 @@ static int parse(int argc, char **argv, struct cmp_config *o)
 	o->progress = true;
 	/* ":": getopt prints nothing, so that the one message is compare's own */
 	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_FS:
-			if ((ret = add_fs_list(o, optarg)))
-				return ret;
-			break;
-		case OPT_CAND:
-			if (cmp_candidate_parse(optarg, &c, err, sizeof(err)))
-				return cmd_usage_error("compare", "--candidate: %s", err);
-			if (add_cand(o, &c))
-				return 2;
-			break;
-		case OPT_TARGET:
-			if (cmp_target_parse(optarg, &c, err, sizeof(err)))
-				return cmd_usage_error("compare", "--target: %s", err);
-			if (add_cand(o, &c))
-				return 2;
-			break;
-		case OPT_DEVICE:
-			o->device = optarg;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_IMGDIR:
-			o->image_dir = optarg;
-			break;
-		case OPT_DISK:
-		case OPT_LOGDISK: {
-			struct disk_params dp;
-
-			if (disk_params_parse(optarg, &dp, err, sizeof(err)))
-				return cmd_usage_error("compare", "--%s: %s", ch == OPT_DISK ? "disk"
-						       : "log-disk", err);
-			*(ch == OPT_DISK ? &o->disk : &o->log_disk) = optarg;
-			break;
-		}
-		case OPT_IMGSIZE:
-		case OPT_RUNS:
-		case OPT_CLONE:
-		case OPT_MAXRUNS:
-		case OPT_BUDGET:
-		case OPT_SEED:
-		case OPT_MAXDIV:
-			if ((ret = parse_number(ch, optarg, o)))
-				return ret;
-			break;
-		case OPT_ORDER:
-		case OPT_PACE:
-		case OPT_LIMIT:
-			if ((ret = parse_replay_opt(ch, optarg, o)))
-				return ret;
-			break;
-		case OPT_VARIANT:
-			if ((ret = add_variants(o, optarg)))
-				return ret;
-			break;
-		case OPT_OUT:
-			o->out = optarg;
-			break;
-		case OPT_NOPROG:
-			o->progress = false;
-			break;
-		case OPT_INCOMPLETE:
-			o->allow_incomplete = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		case ':':
-			return cmd_usage_error("compare", "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			if (optopt)
-				return cmd_usage_error("compare", "unknown option '-%c'", optopt);
-			return cmd_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
-		}
+		if ((ret = parse_option(ch, optarg, argv, o)))
+			return ret;
 		if (o->nreplay >= 7)
 			return cmd_usage_error("compare", "--order, --pace and --cache-limit: once each");
 	}
@@ -495,11 +490,11 @@ int cmd_compare(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.cmdline = cmdline;
-	status = parse(argc, argv, &o);
+	status = parse_options(argc, argv, &o);
 	if (!status)
 		status = cmp_main(&o);
-	else if (status < 0)
-		status = 0;	/* --help */
+	else if (status == CMD_HELP)
+		status = 0;
 	free(cmdline);
 	for (i = 0; i < o.ncand; i++)
 		cmp_candidate_free(&o.cand[i]);
