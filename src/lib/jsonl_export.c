@@ -238,7 +238,8 @@ static void jb_bytes(struct fstap_jbuf *jb, const uint8_t *p, size_t n)
 		if (!(q = jb_room(jb, n + 2)))
 			return;
 		*q++ = '"';
-		memcpy(q, p, n);
+		if (n)	/* an empty string may have no bytes at all (p NULL) */
+			memcpy(q, p, n);
 		q += n;
 		*q++ = '"';
 		jb_end(jb, q);
