@@ -183,7 +183,57 @@ static int prepare_clones(struct prep_model *m, int fd, const struct prep_opts *
 	return ret;
 }
 
-int cmd_prepare(int argc, char **argv)
+/* What the command line asks for. */
+struct prepare_cli {
+	struct prep_opts po;
+	enum prep_order order;
+	bool quiet, strict;
+	uint64_t clones;	/* --clone=N; 0: none */
+	const char *trace, *dir;
+};
+
+/* One option of getopt_long: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_option(int c, const char *arg, struct prepare_cli *cli)
+{
+	switch (c) {
+	case 'O':
+		if (!strcmp(arg, "creation"))
+			cli->order = PREP_ORDER_CREATION;
+		else if (!strcmp(arg, "name"))
+			cli->order = PREP_ORDER_NAME;
+		else if (!strcmp(arg, "random"))
+			cli->order = PREP_ORDER_RANDOM;
+		else
+			return cmd_usage_error("prepare", "--order must be creation, name or random");
+		return 0;
+	case 'D':
+		if (!strcmp(arg, "random"))
+			cli->po.data = PREP_DATA_RANDOM;
+		else if (!strcmp(arg, "zero"))
+			cli->po.data = PREP_DATA_ZERO;
+		else
+			return cmd_usage_error("prepare", "--data must be random or zero");
+		return 0;
+	case 'S':
+		if (parse_u64(arg, &cli->po.seed))
+			return cmd_usage_error("prepare", "--seed must be a number");
+		return 0;
+	case 'C':
+		if (parse_u64(arg, &cli->clones) || !cli->clones || cli->clones > RP_CLONES_MAX)
+			return cmd_usage_error("prepare", "--clone must be a number from 1 "
+					       "to %u", RP_CLONES_MAX);
+		return 0;
+	case 'V': cli->po.devices = true; return 0;
+	case 'N': cli->po.devices = false; return 0;
+	case 'T': cli->strict = true; return 0;
+	case 'q': cli->quiet = true; return 0;
+	case 'h': fputs(prepare_usage, stdout); return CMD_HELP;
+	default: return cmd_usage_error("prepare", "unknown option");
+	}
+}
+
+/* The command line into *cli: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_options(int argc, char **argv, struct prepare_cli *cli)
 {
 	static const struct option opts[] = {
 		{ "order", required_argument, NULL, 'O' },
@@ -197,104 +247,92 @@ int cmd_prepare(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct prep_opts po = { .data = PREP_DATA_RANDOM, .seed = 1, .devices = false };
-	enum prep_order order = PREP_ORDER_CREATION;
-	struct prep_model *m = NULL;
-	bool quiet = fstap_verbosity < 0, strict = false;
-	const char *trace, *dir;
-	uint64_t skipped = 0, clones = 0;
-	char *msg = NULL;
-	int c, fd, ret, status = 1;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'O':
-			if (!strcmp(optarg, "creation"))
-				order = PREP_ORDER_CREATION;
-			else if (!strcmp(optarg, "name"))
-				order = PREP_ORDER_NAME;
-			else if (!strcmp(optarg, "random"))
-				order = PREP_ORDER_RANDOM;
-			else
-				return cmd_usage_error("prepare", "--order must be creation, name or random");
-			break;
-		case 'D':
-			if (!strcmp(optarg, "random"))
-				po.data = PREP_DATA_RANDOM;
-			else if (!strcmp(optarg, "zero"))
-				po.data = PREP_DATA_ZERO;
-			else
-				return cmd_usage_error("prepare", "--data must be random or zero");
-			break;
-		case 'S':
-			if (parse_u64(optarg, &po.seed))
-				return cmd_usage_error("prepare", "--seed must be a number");
-			break;
-		case 'V': po.devices = true; break;
-		case 'N': po.devices = false; break;
-		case 'T': strict = true; break;
-		case 'C':
-			if (parse_u64(optarg, &clones) || !clones || clones > RP_CLONES_MAX)
-				return cmd_usage_error("prepare", "--clone must be a number from 1 "
-						       "to %u", RP_CLONES_MAX);
-			break;
-		case 'q': quiet = true; break;
-		case 'h': fputs(prepare_usage, stdout); return 0;
-		default: return cmd_usage_error("prepare", "unknown option");
-		}
-	}
+	cli->po.data = PREP_DATA_RANDOM;
+	cli->po.seed = 1;
+	cli->po.devices = false;
+	cli->order = PREP_ORDER_CREATION;
+	cli->quiet = fstap_verbosity < 0;
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1)
+		if ((ret = parse_option(c, optarg, cli)))
+			return ret;
 	if (argc - optind != 2)
 		return cmd_usage_error("prepare", "expected TRACE and DIR");
-	trace = argv[optind];
-	dir = argv[optind + 1];
-	po.dir_name = dir;
-	po.progress = !quiet && isatty(STDERR_FILENO);
+	cli->trace = argv[optind];
+	cli->dir = argv[optind + 1];
+	cli->po.dir_name = cli->dir;
+	cli->po.progress = !cli->quiet && isatty(STDERR_FILENO);
+	return 0;
+}
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
+/* Opens the target directory, which must be empty, into *fd: 0, or 1 after the error line. */
+static int open_target(const char *dir, int *fd)
+{
+	int ret;
+
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
 		if (errno == ENOENT)
 			return fstap_error(1, "target directory '%s' does not exist", dir);
 		if (errno == ENOTDIR)
 			return fstap_error(1, "target '%s' is not a directory", dir);
 		return fstap_error(1, "cannot open target directory '%s': %s", dir, strerror(errno));
 	}
-	ret = prep_check_empty(fd);
-	if (ret) {
-		if (ret == -ENOTEMPTY)
-			fstap_error(1, "target directory '%s' is not empty", dir);
-		else
-			fstap_error(1, "cannot read target directory '%s': %s", dir, strerror(-ret));
-		goto out;
-	}
-	if (prep_model_new(&m)) {
-		fstap_error(1, "out of memory");
-		goto out;
-	}
-	ret = prep_model_read(m, trace, &msg);
+	ret = prep_check_empty(*fd);
+	if (!ret)
+		return 0;
+	if (ret == -ENOTEMPTY)
+		fstap_error(1, "target directory '%s' is not empty", dir);
+	else
+		fstap_error(1, "cannot read target directory '%s': %s", dir, strerror(-ret));
+	close(*fd);
+	return 1;
+}
+
+/* The trace's initial state into *m, planned in cli's order: 0, or 1 after the error line. */
+static int read_model(const struct prepare_cli *cli, struct prep_model **m)
+{
+	char *msg = NULL;
+	int ret;
+
+	if (prep_model_new(m))
+		return fstap_error(1, "out of memory");
+	ret = prep_model_read(*m, cli->trace, &msg);
 	if (ret) {
 		fstap_error(1, "%s", msg ? msg : strerror(-ret));
-		goto out;
+		free(msg);
+		return 1;
 	}
 	if (msg)	/* an incomplete trace: its state is whole up to the cut */
 		fstap_warn("%s", msg);
 	free(msg);
-	msg = NULL;
-	if (prep_plan(m, order, po.seed)) {
-		fstap_error(1, "out of memory");
-		goto out;
-	}
-	if (!clones) {
-		if (prepare_into(m, fd, &po, dir, quiet, true, &skipped))
-			goto out;
-	} else if (prepare_clones(m, fd, &po, dir, quiet, (unsigned)clones, &skipped)) {
-		goto out;
-	}
-	status = strict && skipped ? 1 : 0;
+	if (prep_plan(*m, cli->order, cli->po.seed))
+		return fstap_error(1, "out of memory");
+	return 0;
+}
+
+int cmd_prepare(int argc, char **argv)
+{
+	struct prepare_cli cli = { 0 };
+	struct prep_model *m = NULL;
+	uint64_t skipped = 0;
+	int fd, status;
+
+	status = parse_options(argc, argv, &cli);
 	if (status)
-		fstap_error(1, "%llu entries of the trace were skipped (--strict)",
-			    (unsigned long long)skipped);
-out:
-	free(msg);
+		return status == CMD_HELP ? 0 : status;
+	if (open_target(cli.dir, &fd))
+		return 1;
+	status = read_model(&cli, &m);
+	if (!status && !cli.clones)
+		status = prepare_into(m, fd, &cli.po, cli.dir, cli.quiet, true, &skipped);
+	else if (!status)
+		status = prepare_clones(m, fd, &cli.po, cli.dir, cli.quiet, (unsigned)cli.clones,
+					&skipped);
+	if (!status && cli.strict && skipped)
+		status = fstap_error(1, "%llu entries of the trace were skipped (--strict)",
+				     (unsigned long long)skipped);
 	prep_model_free(m);
 	close(fd);
 	return status;
