@@ -94,13 +94,16 @@ static const char record_usage[] =
 	"A stale mount ('Transport endpoint is not connected', after the recorder\n"
 	"was killed) is cleared with 'fusermount3 -u MOUNTPOINT'.\n";
 
-static int parse_mode(const char *arg, const char *const *names, int n)
+/* --cache or --snapshot: the mode's index in names, or -1 after the usage error. */
+static int parse_mode(const char *what, const char *arg, const char *const *names, int n,
+		      const char *modes)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(arg, names[i]))
 			return i;
+	cmd_usage_error("record", "unknown %s mode '%s' (%s)", what, arg, modes);
 	return -1;
 }
 
@@ -123,9 +126,82 @@ static int parse_xattr_values(const char *arg, uint32_t *out)
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+/* What the command line asks for, besides record_opts. */
+struct record_cli {
+	const char *trace;	/* -o */
+	bool no_trace, trace_given;
+	int verbose;		/* how many -v */
+};
+
+enum { OPT_NO_TRACE = 256, OPT_CACHE, OPT_SNAPSHOT, OPT_THREADS, OPT_XATTR_VALUES };
+
+/* One option of getopt_long: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_option(int c, const char *arg, struct record_opts *o, struct record_cli *cli)
 {
-	enum { OPT_NO_TRACE = 256, OPT_CACHE, OPT_SNAPSHOT, OPT_THREADS, OPT_XATTR_VALUES };
+	char *end;
+	long n;
+	int mode;
+
+	switch (c) {
+	case 'o':
+		cli->trace = arg;
+		cli->trace_given = true;
+		return 0;
+	case OPT_NO_TRACE: cli->no_trace = true; return 0;
+	case OPT_CACHE:
+		if ((mode = parse_mode("cache", arg, rec_cache_names, REC_CACHE_NR,
+				       "all, calls, direct or kernel")) < 0)
+			return 2;
+		o->cache = (enum rec_cache)mode;
+		return 0;
+	case OPT_SNAPSHOT:
+		if ((mode = parse_mode("snapshot", arg, rec_snapshot_names, REC_SNAP_NR,
+				       "full, touched or none")) < 0)
+			return 2;
+		o->snapshot = (enum rec_snapshot)mode;
+		return 0;
+	case OPT_THREADS:
+		n = strtol(arg, &end, 10);
+		if (*end || n < 1 || n > 1024)
+			return cmd_usage_error("record", "bad thread count '%s'", arg);
+		o->threads = (unsigned)n;
+		return 0;
+	case OPT_XATTR_VALUES:
+		if (parse_xattr_values(arg, &o->xattr_value_max))
+			return cmd_usage_error("record", "bad --xattr-values '%s' (all, none "
+					       "or a size in bytes)", arg);
+		return 0;
+	case 'q': fstap_verbosity = -1; return 0;
+	case 'v': cli->verbose++; return 0;
+	case 'h': fputs(record_usage, stdout); return CMD_HELP;
+	default: return cmd_usage_error("record", "unknown option");
+	}
+}
+
+/* The operands (npos of them at pos): the directories of the three forms. 0 or 2. */
+static int parse_operands(char **pos, int npos, struct record_opts *o)
+{
+	if (o->command) {
+		if (!o->command[0])
+			return cmd_usage_error("record", "no command after '--'");
+		if (npos != 1)
+			return cmd_usage_error("record", "expected one DIR before '--'");
+		o->backing = o->mountpoint = pos[0];
+	} else if (npos == 1) {
+		o->backing = o->mountpoint = pos[0];
+	} else if (npos == 2) {
+		o->backing = pos[0];
+		o->mountpoint = pos[1];
+	} else {
+		return cmd_usage_error("record", npos ? "too many arguments"
+				       : "expected a directory to record");
+	}
+	return 0;
+}
+
+/* The command line into *o: 0, CMD_HELP after the usage, or the usage exit code. */
+static int parse_options(int argc, char **argv, struct record_opts *o)
+{
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
@@ -138,97 +214,41 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct record_opts o;
-	const char *trace = "fstap.trace";
-	bool no_trace = false, trace_given = false;
-	int c, i, nopt = argc, npos, verbose = 0;
-	char **pos;
+	struct record_cli cli = { .trace = "fstap.trace" };
+	int c, i, ret, nopt = argc;
 
-	memset(&o, 0, sizeof(o));
-	o.cache = REC_CACHE_CALLS;
-	o.snapshot = REC_SNAP_FULL;
-	o.xattr_value_max = REC_XATTR_VALUES_DEFAULT;
-	o.argc = argc;
-	o.argv = argv;
+	o->cache = REC_CACHE_CALLS;
+	o->snapshot = REC_SNAP_FULL;
+	o->xattr_value_max = REC_XATTR_VALUES_DEFAULT;
+	o->argc = argc;
+	o->argv = argv;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			nopt = i;
-			o.command = argv + i + 1;
+			o->command = argv + i + 1;
 			break;
 		}
 	}
-	while ((c = getopt_long(nopt, argv, "o:qvh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			trace = optarg;
-			trace_given = true;
-			break;
-		case OPT_NO_TRACE:
-			no_trace = true;
-			break;
-		case OPT_CACHE:
-			c = parse_mode(optarg, rec_cache_names, REC_CACHE_NR);
-			if (c < 0)
-				return cmd_usage_error("record", "unknown cache mode '%s' "
-						       "(all, calls, direct or kernel)", optarg);
-			o.cache = (enum rec_cache)c;
-			break;
-		case OPT_SNAPSHOT:
-			c = parse_mode(optarg, rec_snapshot_names, REC_SNAP_NR);
-			if (c < 0)
-				return cmd_usage_error("record", "unknown snapshot mode '%s' "
-						       "(full, touched or none)", optarg);
-			o.snapshot = (enum rec_snapshot)c;
-			break;
-		case OPT_THREADS: {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (*end || n < 1 || n > 1024)
-				return cmd_usage_error("record", "bad thread count '%s'", optarg);
-			o.threads = (unsigned)n;
-			break;
-		}
-		case OPT_XATTR_VALUES:
-			if (parse_xattr_values(optarg, &o.xattr_value_max))
-				return cmd_usage_error("record", "bad --xattr-values '%s' (all, none "
-						       "or a size in bytes)", optarg);
-			break;
-		case 'q':
-			fstap_verbosity = -1;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			return 0;
-		default:
-			return cmd_usage_error("record", "unknown option");
-		}
-	}
-	if (verbose && fstap_verbosity >= 0)
-		fstap_verbosity += verbose;
-	o.fuse_debug = verbose >= 2;
-	if (no_trace && trace_given)
+	while ((c = getopt_long(nopt, argv, "o:qvh", opts, NULL)) != -1)
+		if ((ret = parse_option(c, optarg, o, &cli)))
+			return ret;
+	if (cli.verbose && fstap_verbosity >= 0)
+		fstap_verbosity += cli.verbose;
+	o->fuse_debug = cli.verbose >= 2;
+	if (cli.no_trace && cli.trace_given)
 		return cmd_usage_error("record", "-o and --no-trace exclude each other");
-	o.trace = no_trace ? NULL : trace;
-	pos = argv + optind;
-	npos = nopt - optind;
-	if (o.command) {
-		if (!o.command[0])
-			return cmd_usage_error("record", "no command after '--'");
-		if (npos != 1)
-			return cmd_usage_error("record", "expected one DIR before '--'");
-		o.backing = o.mountpoint = pos[0];
-	} else if (npos == 1) {
-		o.backing = o.mountpoint = pos[0];
-	} else if (npos == 2) {
-		o.backing = pos[0];
-		o.mountpoint = pos[1];
-	} else {
-		return cmd_usage_error("record", npos ? "too many arguments"
-				       : "expected a directory to record");
-	}
+	o->trace = cli.no_trace ? NULL : cli.trace;
+	return parse_operands(argv + optind, nopt - optind, o);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret == CMD_HELP ? 0 : ret;
 	return record_run(&o);
 }
