@@ -29,7 +29,7 @@ disk_expect_SOURCES = bench/disk-expect.c
 disk_expect_LDADD = libdisk.a -lm
 EXTRA_DIST += bench/disk-model.sh bench/seed-spool.sh
 # bench/compare-calibration.sh: false alarms of compare's verdicts (A/A) and
-# the share of a known slowdown (-o sync, or a blkio throttle) found
+# the share of a known slowdown (-o sync, or a slower modeled disk) found
 # (docs/PERFORMANCE.md)
 EXTRA_DIST += bench/compare-calibration.sh
 # bench/scale.sh: peak RSS and records/s of every command on traces of 1, 10
