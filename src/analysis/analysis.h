@@ -68,7 +68,7 @@ struct an_obj {
 		struct {			/* the entries a reading opened (order.c) */
 			bool opened;
 		} reading;
-		struct {			/* reorder's objects (reorder.c) */
+		struct {			/* reorder's objects (reorder_group.c) */
 			uint64_t pos;		/* 1-based position in its directory's latest
 						 * listing; 0: none */
 			uint64_t entries;	/* a directory: entries numbered in its latest
@@ -159,7 +159,7 @@ struct an_report_opts {
 /* Reads TRACE and prints the report to out. 0 or -errno (message printed). */
 int an_report(const char *trace, const struct an_report_opts *opts, FILE *out);
 
-/* ---- reorder (reorder.c) ------------------------------------------------ */
+/* ---- reorder (reorder*.c) ----------------------------------------------- */
 
 /*
  * AN_BY_TARGET ("target-readdir"): the order in which a prepared target's
@@ -173,12 +173,12 @@ extern const char *const an_order_names[AN_BY_NR];
  * The reorder plan of recs[0..n) (operation records, in time order, the
  * metadata records left out). For each record: group[i] is the per-file
  * group it belongs to (0: none, it stays where it is), run[i] the run of
- * groups it belongs to (0: none), and new_t[i] its new start time (reorder.c
- * explains groups, runs and times). objs and pm hold what is known before
- * the first record (apply the state_inode and state_dentry records to them
- * with an_objtab_apply); the plan applies the operation records to them in
- * order. Counters go to st if
- * not NULL. 0 or -ENOMEM.
+ * groups it belongs to (0: none), and new_t[i] its new start time
+ * (reorder_group.c explains groups and runs, reorder_order.c the times).
+ * objs and pm hold what is known before the first record (apply the
+ * state_inode and state_dentry records to them with an_objtab_apply); the
+ * plan applies the operation records to them in order. Counters go to st
+ * if not NULL. 0 or -ENOMEM.
  */
 struct an_reorder_stats {
 	uint64_t runs;		/* runs of two groups or more */

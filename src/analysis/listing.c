@@ -2,7 +2,7 @@
  * listing.c: a directory's order as a file system returns it: the names
  * readdir gives for a directory of a prepared target, each with its
  * position, sorted by name for the lookups of `fstap reorder
- * --by=target-readdir` (reorder.c).
+ * --by=target-readdir` (reorder_order.c).
  */
 #include <dirent.h>
 #include <errno.h>

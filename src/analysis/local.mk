@@ -14,6 +14,10 @@ libanalysis_a_SOURCES = \
 	src/analysis/report_order.c \
 	src/analysis/report_text.c \
 	src/analysis/filter.c \
+	src/analysis/reorder_i.h \
+	src/analysis/reorder_group.c \
+	src/analysis/reorder_order.c \
+	src/analysis/reorder_plan.c \
 	src/analysis/reorder.c \
 	src/analysis/listing.c \
 	src/analysis/anonymize.h \

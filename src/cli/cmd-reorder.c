@@ -1,8 +1,8 @@
 /*
  * cmd-reorder.c: fstap reorder: a variant of a trace in which each thread
  * reads the files of a directory in readdir, name, inode or random order, or
- * in the order of a prepared target's own readdir (src/analysis/reorder.c
- * does the work).
+ * in the order of a prepared target's own readdir (src/analysis/reorder*.c
+ * do the work).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /*
- * check_reorder.c: the reorder plan (src/analysis/reorder.c) on records
+ * check_reorder.c: the reorder plan (src/analysis/reorder*.c) on records
  * built in memory: which records form a file's group, which stay in place,
  * the new order and the exact new start times worked out by hand.
  */
