@@ -240,25 +240,30 @@ static void table_header(FILE *f, const struct cmp_results *res, bool synced)
 		fprintf(f, "elapsed seconds (lower is better); ops/s is the median over the runs\n\n");
 }
 
-int cmp_render_table(FILE *f, const struct cmp_results *res)
+/* The widths of the candidate and variant columns. */
+static void name_widths(const struct cmp_results *res, int *cw, int *vw)
 {
-	const char *top[MAX_TOP_OPS];
-	int cw = (int)strlen("candidate"), vw = (int)strlen("variant");
-	int dec = sec_decimals(res), nw = dec + 5;
-	unsigned i, j, ntop, nok = 0;
-	bool synced = cmp_results_synced(res);
-	char buf[512];
+	unsigned i;
 
+	*cw = (int)strlen("candidate");
+	*vw = (int)strlen("variant");
 	for (i = 0; i < res->nrows; i++) {
 		const struct cmp_row *r = &res->rows[i];
 
-		if ((int)strlen(r->cand->name) > cw)
-			cw = (int)strlen(r->cand->name);
-		if ((int)strlen(r->variant) > vw)
-			vw = (int)strlen(r->variant);
-		nok += !r->failed && r->nruns;
+		if ((int)strlen(r->cand->name) > *cw)
+			*cw = (int)strlen(r->cand->name);
+		if ((int)strlen(r->variant) > *vw)
+			*vw = (int)strlen(r->variant);
 	}
-	table_header(f, res, synced);
+}
+
+/* The table proper: its column heads and a line per row. */
+static void table_rows(FILE *f, const struct cmp_results *res, int cw, int vw, bool synced)
+{
+	int dec = sec_decimals(res), nw = dec + 5;
+	char buf[512];
+	unsigned i;
+
 	fprintf(f, "%-*s  %-*s  %*s  %*s  %*s  ", cw, "candidate", vw, "variant", nw, "median", nw,
 		"min", nw, "max");
 	if (synced)
@@ -284,45 +289,58 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 		verdict_cell(r, buf, sizeof(buf));
 		fprintf(f, "%s\n", buf);
 	}
-	verdict_notes(f, res);
+}
 
-	divergence_section(f, res, cw, vw);
-	cmp_disk_section(f, res, cw, vw);
+/* One row of the breakdown: mean / p99 of each of the ntop operations in its median run. */
+static void op_row(FILE *f, const struct cmp_row *r, const char *const *top, unsigned ntop,
+		   int cw, int vw)
+{
+	const struct cmp_run *run = &r->runs[r->median_run];
+	char buf[64], m[24], p[24];
+	unsigned j, k;
 
-	ntop = cmp_top_ops(res, top, MAX_TOP_OPS);
-	if (ntop && nok) {
-		fprintf(f, "\nper operation in the median run: mean / p99 latency in microseconds\n\n");
-		fprintf(f, "%-*s  %-*s", cw, "candidate", vw, "variant");
-		for (j = 0; j < ntop; j++)
-			fprintf(f, "  %17s", top[j]);
-		fputc('\n', f);
-		for (i = 0; i < res->nrows; i++) {
-			const struct cmp_row *r = &res->rows[i];
-			const struct cmp_run *run;
-
-			if (r->failed || !r->nruns)
-				continue;
-			run = &r->runs[r->median_run];
-			fprintf(f, "%-*s  %-*s", cw, r->cand->name, vw, r->variant);
-			for (j = 0; j < ntop; j++) {
-				unsigned k;
-
-				for (k = 0; k < run->nop && strcmp(run->op[k].name, top[j]); k++)
-					;
-				if (k == run->nop) {
-					fprintf(f, "  %17s", "-");
-				} else {
-					char m[24], p[24];
-
-					fmt_us(run->op[k].mean_ns, m, sizeof(m));
-					fmt_us(run->op[k].p99_ns, p, sizeof(p));
-					snprintf(buf, sizeof(buf), "%s / %s", m, p);
-					fprintf(f, "  %17s", buf);
-				}
-			}
-			fputc('\n', f);
+	fprintf(f, "%-*s  %-*s", cw, r->cand->name, vw, r->variant);
+	for (j = 0; j < ntop; j++) {
+		for (k = 0; k < run->nop && strcmp(run->op[k].name, top[j]); k++)
+			;
+		if (k == run->nop) {
+			fprintf(f, "  %17s", "-");
+			continue;
 		}
+		fmt_us(run->op[k].mean_ns, m, sizeof(m));
+		fmt_us(run->op[k].p99_ns, p, sizeof(p));
+		snprintf(buf, sizeof(buf), "%s / %s", m, p);
+		fprintf(f, "  %17s", buf);
 	}
+	fputc('\n', f);
+}
+
+/* The latency of the operations that dominate the time, a line per ok row. */
+static void op_breakdown(FILE *f, const struct cmp_results *res, int cw, int vw)
+{
+	const char *top[MAX_TOP_OPS];
+	unsigned i, j, ntop, nok = 0;
+
+	for (i = 0; i < res->nrows; i++)
+		nok += !res->rows[i].failed && res->rows[i].nruns;
+	ntop = cmp_top_ops(res, top, MAX_TOP_OPS);
+	if (!ntop || !nok)
+		return;
+	fprintf(f, "\nper operation in the median run: mean / p99 latency in microseconds\n\n");
+	fprintf(f, "%-*s  %-*s", cw, "candidate", vw, "variant");
+	for (j = 0; j < ntop; j++)
+		fprintf(f, "  %17s", top[j]);
+	fputc('\n', f);
+	for (i = 0; i < res->nrows; i++)
+		if (!res->rows[i].failed && res->rows[i].nruns)
+			op_row(f, &res->rows[i], top, ntop, cw, vw);
+}
+
+/* What each candidate is, once each. */
+static void candidates_section(FILE *f, const struct cmp_results *res, int cw)
+{
+	char buf[512];
+	unsigned i, j;
 
 	fprintf(f, "\ncandidates:\n");
 	for (i = 0; i < res->nrows; i++) {
@@ -335,6 +353,21 @@ int cmp_render_table(FILE *f, const struct cmp_results *res)
 		describe(c, buf, sizeof(buf));
 		fprintf(f, "  %-*s  %s%s\n", cw, c->name, buf, loop_io(res, c));
 	}
+}
+
+int cmp_render_table(FILE *f, const struct cmp_results *res)
+{
+	bool synced = cmp_results_synced(res);
+	int cw, vw;
+
+	name_widths(res, &cw, &vw);
+	table_header(f, res, synced);
+	table_rows(f, res, cw, vw, synced);
+	verdict_notes(f, res);
+	divergence_section(f, res, cw, vw);
+	cmp_disk_section(f, res, cw, vw);
+	op_breakdown(f, res, cw, vw);
+	candidates_section(f, res, cw);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -433,27 +466,29 @@ static double nice_step(double max)
 static const char *const palette[] = { "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
 				       "#76b7b2", "#edc948" };
 
-int cmp_render_svg(FILE *f, const struct cmp_results *res)
-{
-	const int left = 230, plot = 520, right = 150, top = 70, rowh = 30, barh = 18;
-	const int width = left + plot + right;
-	int height = top + (int)res->nrows * rowh + 60;
-	double max = 0, step, scale, t;
-	int dec = sec_decimals(res);
-	const char *variants[16];
-	unsigned nvar = 0, i, k;
-	char desc[512];
+/* The chart's geometry, in pixels: the label column, the plot, the value column, rows. */
+enum { SVG_LEFT = 230, SVG_PLOT = 520, SVG_RIGHT = 150, SVG_TOP = 70, SVG_ROWH = 30,
+       SVG_BARH = 18 };
 
+/* The x axis: its end (a whole number of steps above the longest max) and its step. */
+static void svg_axis_range(const struct cmp_results *res, double *max, double *step)
+{
+	unsigned i;
+
+	*max = 0;
 	for (i = 0; i < res->nrows; i++) {
 		const struct cmp_row *r = &res->rows[i];
 
-		if (!r->failed && r->nruns && r->max_s > max)
-			max = r->max_s;
+		if (!r->failed && r->nruns && r->max_s > *max)
+			*max = r->max_s;
 	}
-	step = nice_step(max > 0 ? max : 1);
-	max = ceil((max > 0 ? max : 1) / step) * step;
-	scale = plot / max;
+	*step = nice_step(*max > 0 ? *max : 1);
+	*max = ceil((*max > 0 ? *max : 1) / *step) * *step;
+}
 
+/* The XML header, the title and the two lines above the plot. */
+static void svg_head(FILE *f, const struct cmp_results *res, int width, int height)
+{
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"13\">\n",
@@ -468,67 +503,104 @@ int cmp_render_svg(FILE *f, const struct cmp_results *res)
 	fprintf(f, "<text x=\"12\" y=\"44\" fill=\"#555\">bar: median of %u run%s on a fresh file "
 		   "system each; whisker: min to max; red: 95%% CI of the median</text>\n", res->runs,
 		res->runs == 1 ? "" : "s");
+}
 
-	/* Grid and x axis. */
+/* The grid, the axes and the axis label, below nrows rows. */
+static void svg_grid(FILE *f, unsigned nrows, double max, double step, double scale)
+{
+	int bottom = SVG_TOP + (int)nrows * SVG_ROWH;
+	double t;
+
 	for (t = 0; t <= max + step / 2; t += step) {
-		double x = left + t * scale;
+		double x = SVG_LEFT + t * scale;
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x,
-			top - 6, x, top + (int)res->nrows * rowh);
+			SVG_TOP - 6, x, bottom);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">%g</text>\n",
-			x, top + (int)res->nrows * rowh + 18, t);
+			x, bottom + 18, t);
 	}
-	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left,
-		top + (int)res->nrows * rowh, left + plot, top + (int)res->nrows * rowh);
-	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", left,
-		top - 6, left, top + (int)res->nrows * rowh);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", SVG_LEFT,
+		bottom, SVG_LEFT + SVG_PLOT, bottom);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", SVG_LEFT,
+		SVG_TOP - 6, SVG_LEFT, bottom);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">elapsed seconds "
-		   "(lower is better)</text>\n", left + plot / 2, top + (int)res->nrows * rowh + 40);
+		   "(lower is better)</text>\n", SVG_LEFT + SVG_PLOT / 2, bottom + 40);
+}
 
+/* An ok row's bar (colour of variant k), whiskers, interval and value, at y (centre cy). */
+static void svg_bar(FILE *f, const struct cmp_row *r, unsigned k, int y, double cy,
+		    double scale, int dec)
+{
+	fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+		   "fill=\"%s\"><title>", SVG_LEFT, y, r->med_s * scale, SVG_BARH,
+		palette[k % ARRAY_SIZE(palette)]);
+	xml_text(f, r->cand->name);
+	fprintf(f, " %s: median %.*f s, min %.*f s, max %.*f s</title></rect>\n", r->variant,
+		dec, r->med_s, dec, r->min_s, dec, r->max_s);
+	fprintf(f, "<g class=\"whisker\" stroke=\"#222\" stroke-width=\"1.5\">"
+		   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+		   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/></g>\n",
+		SVG_LEFT + r->min_s * scale, cy, SVG_LEFT + r->max_s * scale, cy,
+		SVG_LEFT + r->min_s * scale, y + 3, SVG_LEFT + r->min_s * scale, y + SVG_BARH - 3,
+		SVG_LEFT + r->max_s * scale, y + 3, SVG_LEFT + r->max_s * scale, y + SVG_BARH - 3);
+	fprintf(f, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		   "stroke=\"#c00\" stroke-width=\"4\" stroke-opacity=\"0.6\"><title>median "
+		   "CI %.*f-%.*f s</title></line>\n", SVG_LEFT + r->elapsed_ci.lo * scale, cy,
+		SVG_LEFT + r->elapsed_ci.hi * scale, cy, dec, r->elapsed_ci.lo, dec,
+		r->elapsed_ci.hi);
+	fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\">"
+		   "%.*f s (%.2fx, %s)</text>\n", SVG_LEFT + r->max_s * scale + 8, cy, dec, r->med_s,
+		r->ratio, cmp_verdict_name(r->verdict));
+}
+
+/* Row i: its label, then its bar (colour of variant k) or why it failed. */
+static void svg_row(FILE *f, const struct cmp_row *r, unsigned i, unsigned k, double scale,
+		    int dec)
+{
+	int y = SVG_TOP + (int)i * SVG_ROWH + (SVG_ROWH - SVG_BARH) / 2;
+	double cy = y + SVG_BARH / 2.0;
+	char desc[512];
+
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">"
+		   "<tspan font-weight=\"bold\">", SVG_LEFT - 10, cy);
+	xml_text(f, r->cand->name);
+	fprintf(f, "</tspan> ");
+	xml_text(f, r->variant);
+	fprintf(f, "</text>\n");
+	if (!r->failed && r->nruns) {
+		svg_bar(f, r, k, y, cy, scale, dec);
+		return;
+	}
+	fprintf(f, "<text class=\"failed\" x=\"%d\" y=\"%.1f\" dominant-baseline=\"middle\" "
+		   "fill=\"#c00\">failed: ", SVG_LEFT + 8, cy);
+	snprintf(desc, sizeof(desc), "%.80s", r->failed ? r->reason : "no run completed");
+	xml_text(f, desc);
+	fprintf(f, "</text>\n");
+}
+
+int cmp_render_svg(FILE *f, const struct cmp_results *res)
+{
+	const int width = SVG_LEFT + SVG_PLOT + SVG_RIGHT;
+	int height = SVG_TOP + (int)res->nrows * SVG_ROWH + 60;
+	int dec = sec_decimals(res);
+	const char *variants[16];
+	unsigned nvar = 0, i, k;
+	double max, step, scale;
+
+	svg_axis_range(res, &max, &step);
+	scale = SVG_PLOT / max;
+	svg_head(f, res, width, height);
+	svg_grid(f, res->nrows, max, step, scale);
 	for (i = 0; i < res->nrows; i++) {
 		const struct cmp_row *r = &res->rows[i];
-		int y = top + (int)i * rowh + (rowh - barh) / 2;
-		double cy = y + barh / 2.0;
 
+		/* a colour per variant, in the order they first come */
 		for (k = 0; k < nvar && strcmp(variants[k], r->variant); k++)
 			;
 		if (k == nvar && nvar < ARRAY_SIZE(variants))
 			variants[nvar++] = r->variant;
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">"
-			   "<tspan font-weight=\"bold\">", left - 10, cy);
-		xml_text(f, r->cand->name);
-		fprintf(f, "</tspan> ");
-		xml_text(f, r->variant);
-		fprintf(f, "</text>\n");
-		if (r->failed || !r->nruns) {
-			fprintf(f, "<text class=\"failed\" x=\"%d\" y=\"%.1f\" dominant-baseline=\"middle\" "
-				   "fill=\"#c00\">failed: ", left + 8, cy);
-			snprintf(desc, sizeof(desc), "%.80s", r->failed ? r->reason : "no run completed");
-			xml_text(f, desc);
-			fprintf(f, "</text>\n");
-			continue;
-		}
-		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-			   "fill=\"%s\"><title>", left, y, r->med_s * scale, barh,
-			palette[k % ARRAY_SIZE(palette)]);
-		xml_text(f, r->cand->name);
-		fprintf(f, " %s: median %.*f s, min %.*f s, max %.*f s</title></rect>\n", r->variant,
-			dec, r->med_s, dec, r->min_s, dec, r->max_s);
-		fprintf(f, "<g class=\"whisker\" stroke=\"#222\" stroke-width=\"1.5\">"
-			   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			   "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/></g>\n",
-			left + r->min_s * scale, cy, left + r->max_s * scale, cy,
-			left + r->min_s * scale, y + 3, left + r->min_s * scale, y + barh - 3,
-			left + r->max_s * scale, y + 3, left + r->max_s * scale, y + barh - 3);
-		fprintf(f, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			   "stroke=\"#c00\" stroke-width=\"4\" stroke-opacity=\"0.6\"><title>median "
-			   "CI %.*f-%.*f s</title></line>\n", left + r->elapsed_ci.lo * scale, cy,
-			left + r->elapsed_ci.hi * scale, cy, dec, r->elapsed_ci.lo, dec,
-			r->elapsed_ci.hi);
-		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\">"
-			   "%.*f s (%.2fx, %s)</text>\n", left + r->max_s * scale + 8, cy, dec, r->med_s,
-			r->ratio, cmp_verdict_name(r->verdict));
+		svg_row(f, r, i, k, scale, dec);
 	}
 	fprintf(f, "</svg>\n");
 	return ferror(f) ? -EIO : 0;
