@@ -154,12 +154,10 @@ static void text_parts(FILE *f, const struct rp_result *r)
 	}
 }
 
-static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned n)
+/* The run's figures: time, throughput, what was replayed or left out, the trace. */
+static void text_summary(FILE *f, const struct rp_result *r, unsigned idx, unsigned n)
 {
-	const struct rp_stats *s = &r->stats;
 	double t = secs(r);
-	unsigned op, i;
-	size_t j;
 
 	if (n > 1)
 		fprintf(f, "run %u of %u\n", idx + 1, n);
@@ -216,6 +214,14 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 		fprintf(f, "device nodes: %llu " FSTAP_DEVNODE_WORDS "; %llu operations through "
 			"refused opens of them not issued\n", (unsigned long long)r->stats.devnodes,
 			(unsigned long long)r->stats.device_io);
+}
+
+/* The latency of each operation type, in microseconds. */
+static void text_ops(FILE *f, const struct rp_result *r)
+{
+	const struct rp_stats *s = &r->stats;
+	unsigned op, i;
+
 	fprintf(f, "\n%-16s %9s %7s %9s %9s %9s %9s %9s %9s   (us)\n", "op", "count", "errors",
 		"mean", "p50", "p90", "p99", "p99.9", "max");
 	for (op = 0; op < FSTAP_OP_NR; op++) {
@@ -229,6 +235,14 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 			fprintf(f, " %9.1f", (double)rp_hist_percentile(o->lat, pcts[i]) / 1e3);
 		fprintf(f, " %9.1f\n", (double)o->lat->max / 1e3);
 	}
+}
+
+/* Schedule lag, order and the divergences by kind. */
+static void text_divergences(FILE *f, const struct rp_result *r)
+{
+	const struct rp_stats *s = &r->stats;
+	size_t j;
+
 	if (s->lag && s->lag->n)
 		fprintf(f, "\nschedule lag (us): p50 %.1f, p99 %.1f, max %.1f\n",
 			(double)rp_hist_percentile(s->lag, 50) / 1e3,
@@ -249,6 +263,13 @@ static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned 
 			"object during the recorded operation: either outcome was possible; not "
 			"counted as divergences)\n",
 			(unsigned long long)s->raced);
+}
+
+static void text_run(FILE *f, const struct rp_result *r, unsigned idx, unsigned n)
+{
+	text_summary(f, r, idx, n);
+	text_ops(f, r);
+	text_divergences(f, r);
 	if (r->nparts)
 		text_parts(f, r);
 }
