@@ -1,8 +1,11 @@
 /*
  * imp_i.h: the state of an strace import, shared by its driver
- * (strace_import.c: lines, processes, descriptors, summary), its namespace
- * (strace_ns.c: objects, names, the initial state) and its calls
- * (strace_calls*.c: one function per system call).
+ * (strace_import.c: root, writer, records), its lines (strace_lines.c:
+ * times, unfinished and resumed calls, the -ff files merged), its
+ * processes (strace_proc.c: descriptor tables, clone, exec, exit), its
+ * summary (strace_summary.c), its namespace (strace_ns.c: objects, names,
+ * the initial state) and its calls (strace_calls*.c: one function per
+ * system call).
  */
 #ifndef FSTAP_IMP_I_H
 #define FSTAP_IMP_I_H
@@ -10,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fstap/trace.h"
 #include "import/strace_i.h"
@@ -121,14 +125,38 @@ void ns_remove(struct imp *im, uint64_t parent, const char *name);
 int ns_state(struct imp *im, const char *dir);
 
 /* ---- strace_import.c ---- */
+/* Sets *errmsg (if NULL so far) to the message: -EINVAL. */
+int imp_fail(char **errmsg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A record with the call's common header (times, thread, credentials, result). */
 void imp_rec(struct imp *im, const struct imp_call *c, unsigned op, struct fstap_rec *r);
 int imp_emit(struct imp *im, const struct fstap_rec *r);
-void imp_count(struct imp_count *v, int *n, const char *name);
+
+/* ---- strace_lines.c ---- */
+/* Imports the lines of the logs (the per-pid files of -ff merged by time). */
+int imp_read_logs(struct imp *im, const struct strace_log *logs, size_t n, char **errmsg);
+
+/* ---- strace_proc.c ---- */
+/* The process of pid, made on first sight; NULL on ENOMEM. */
+struct imp_proc *imp_proc_get(struct imp *im, uint32_t pid);
+/* The process of a line's pid, given its parent if its clone is unfinished. */
+struct imp_proc *imp_proc_of_line(struct imp *im, uint32_t pid);
+/* clone, clone3, fork, vfork: what the child inherits. */
+int imp_proc_fork(struct imp *im, struct imp_call *c);
+/* execve, execveat: the PROCESS record and the close-on-exec descriptors closed. */
+int imp_proc_exec(struct imp *im, struct imp_call *c);
+/* An exit: p's reference to its table dropped (the last one closes it). */
+int imp_proc_exit(struct imp *im, const struct imp_call *c, struct imp_proc *p);
+/* Frees every process (those with a call pending counted as unmatched). */
+void imp_procs_free(struct imp *im);
 struct imp_ofd *imp_fd_get(struct imp_proc *p, int fd);
 int imp_fd_set(struct imp *im, struct imp_proc *p, int fd, struct imp_ofd *o, bool cloexec);
 /* Closes fd: FLUSH and, at the last reference, RELEASE (RELEASEDIR). */
 int imp_fd_close(struct imp *im, const struct imp_call *c, struct imp_proc *p, int fd);
+
+/* ---- strace_summary.c ---- */
+/* Counts one call of name in v (of *n names, at most IMP_COUNTS_MAX). */
+void imp_count(struct imp_count *v, int *n, const char *name);
+void imp_print_summary(struct imp *im, FILE *f);
 
 /* ---- strace_calls.c ---- */
 /*

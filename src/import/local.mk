@@ -13,6 +13,9 @@ libimport_a_SOURCES = \
 	src/import/strace_calls_io.c \
 	src/import/strace_calls_dir.c \
 	src/import/strace_calls_attr.c \
+	src/import/strace_proc.c \
+	src/import/strace_lines.c \
+	src/import/strace_summary.c \
 	src/import/strace_import.c
 libimport_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 IMPORT_LIBS = libimport.a $(FSTAP_LIBS)
