@@ -1,6 +1,6 @@
 /*
  * strace_i.h: reading strace output (strace_parse.c) and turning it into
- * fstap operation records (strace_import.c).
+ * fstap operation records (strace_import.c and the files of imp_i.h).
  *
  * The parser knows strace's text, not file systems: a line is split into
  * its pid, time, call name, arguments (top-level commas; quoted strings,
