@@ -23,8 +23,7 @@
 #                time per run. (A blkio write throttle cannot make this
 #                slowdown: it lets BPS x its 100 ms slice through at once
 #                and holds the rest to a slice's end, so the 17 MB written
-#                at the syncfs are not slowed or slowed by 100 ms steps;
-#                docs/PERFORMANCE.md.)
+#                at the syncfs are not slowed or slowed by 100 ms steps.)
 # Each compare uses --runs=RUNS (default auto, capped by --max-runs=10) and
 # its own --seed. Prints the counts and shares (and for each try the ratio
 # of the medians and each row's range); every results.json is kept in OUT
