@@ -43,6 +43,7 @@
 
 #include "fstap/devnode.h"
 #include "fstap/fileattr.h"
+#include "fstap/name.h"
 #include "fstap/util.h"
 #include "prepare.h"
 
@@ -735,7 +736,7 @@ int prep_check_empty(int dirfd)
 	while ((e = readdir(d))) {
 		struct stat sb;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (fstap_name_dots(e->d_name, strlen(e->d_name)))
 			continue;
 		if (!strcmp(e->d_name, "lost+found") &&
 		    !fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) && S_ISDIR(sb.st_mode))

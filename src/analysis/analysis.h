@@ -249,8 +249,6 @@ struct fstap_output;
 int an_open_trace_output(const char *out, const char *const *inputs,
 			 const struct fstap_trace_info *info, struct fstap_output **dst,
 			 struct fstap_writer **w);
-/* Whether entry name is "." or "..". */
-bool an_dot_name(struct fstap_bytes name);
 /* Byte-wise order of two names (strcmp's, lengths included): <0, 0, >0. */
 int an_cmp_names(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
 

@@ -40,6 +40,7 @@
 #include "analysis/analysis.h"
 #include "analysis/anonymize.h"
 #include "fstap/log.h"
+#include "fstap/name.h"
 #include "fstap/output.h"
 
 #define EXT_MAX 8
@@ -93,7 +94,7 @@ static bool kept_name(const struct anon *an, struct fstap_bytes name)
 {
 	size_t i;
 
-	if (bytes_is(name, ".") || bytes_is(name, "..") || bytes_is(name, "lost+found"))
+	if (fstap_name_dots(name.ptr, name.len) || bytes_is(name, "lost+found"))
 		return true;
 	for (i = 0; i < an->o->nkeep_names; i++)
 		if (bytes_is(name, an->o->keep_names[i]))
@@ -167,7 +168,7 @@ static int map_name(struct anon *an, struct fstap_bytes name, struct fstap_bytes
 	int ret;
 
 	*out = name;
-	if (!name.len || bytes_is(name, ".") || bytes_is(name, ".."))
+	if (!name.len || fstap_name_dots(name.ptr, name.len))
 		return 0;
 	if (kept_name(an, name))
 		s = e = name.len;

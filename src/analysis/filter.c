@@ -29,6 +29,7 @@
 
 #include "analysis/analysis.h"
 #include "fstap/log.h"
+#include "fstap/name.h"
 #include "fstap/output.h"
 #include "fstap/pathmap.h"
 #include "fstap/sort.h"
@@ -225,7 +226,7 @@ static int learn_names(struct flt *f, const struct fstap_rec *rec, uint64_t idx,
 		for (i = 0; i < rec->nentries; i++) {
 			const struct fstap_dirent *e = &rec->entries[i];
 
-			if (!e->obj || an_dot_name(e->name))
+			if (!e->obj || fstap_name_dots(e->name.ptr, e->name.len))
 				continue;
 			o = an_objtab_get(f->objs, e->obj);
 			if (o && o->name)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "fstap/name.h"
 #include "fstap/util.h"
 
 struct an_listing_entry {
@@ -44,7 +45,7 @@ int an_listing_read(const char *dir, struct an_listing **out)
 		return ret;
 	}
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (fstap_name_dots(de->d_name, strlen(de->d_name)))
 			continue;
 		if (FSTAP_GROW(l->e, l->n + 1, l->cap) ||
 		    !(l->e[l->n].name = strdup(de->d_name))) {

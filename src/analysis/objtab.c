@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "analysis/analysis.h"
+#include "fstap/name.h"
 #include "fstap/pathmap.h"
 #include "fstap/util.h"
 
@@ -149,12 +150,6 @@ static int set_type(struct an_objtab *t, uint64_t obj, enum an_otype type, bool 
 	return 0;
 }
 
-bool an_dot_name(struct fstap_bytes name)
-{
-	return (name.len == 1 && name.ptr[0] == '.') ||
-	       (name.len == 2 && name.ptr[0] == '.' && name.ptr[1] == '.');
-}
-
 static int apply_entries(struct an_objtab *t, const struct fstap_rec *rec)
 {
 	uint32_t i;
@@ -163,7 +158,7 @@ static int apply_entries(struct an_objtab *t, const struct fstap_rec *rec)
 		const struct fstap_dirent *e = &rec->entries[i];
 		struct an_obj *o;
 
-		if (!e->obj || an_dot_name(e->name))
+		if (!e->obj || fstap_name_dots(e->name.ptr, e->name.len))
 			continue;
 		o = an_objtab_add(t, e->obj);
 		if (!o)
@@ -274,7 +269,7 @@ static int take_names(struct an_objtab *t, const struct fstap_pathmap *pm,
 		return take_name(t, pm, rec->obj);
 	case FSTAP_OP_READDIR:
 		for (i = 0; i < rec->nentries; i++)
-			if (!an_dot_name(rec->entries[i].name) &&
+			if (!fstap_name_dots(rec->entries[i].name.ptr, rec->entries[i].name.len) &&
 			    (ret = take_name(t, pm, rec->entries[i].obj)))
 				return ret;
 		return 0;

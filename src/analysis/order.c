@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "fstap/name.h"
 
 struct listing {
 	uint64_t dir, fh;
@@ -323,9 +324,11 @@ int an_access_listing(struct an_access *o, const struct fstap_rec *rec,
 			return -ENOMEM;
 	}
 	for (i = 0; i < rec->nentries; i++) {
-		if (an_dot_name(rec->entries[i].name) || !rec->entries[i].obj)
+		const struct fstap_dirent *d = &rec->entries[i];
+
+		if (fstap_name_dots(d->name.ptr, d->name.len) || !d->obj)
 			continue;
-		if ((ret = listing_add(ls, &rec->entries[i], objs)))
+		if ((ret = listing_add(ls, d, objs)))
 			return ret;
 	}
 	return o->oom ? -ENOMEM : 0;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis/reorder_i.h"
+#include "fstap/name.h"
 #include "fstap/ops.h"
 
 /* Whether op may be part of a file's group (with obj the file). */
@@ -242,11 +243,12 @@ int ro_note_listing(struct plan *p, const struct fstap_rec *rec)
 	if (rec->offset == 0)
 		d->reorder.entries = 0;
 	for (i = 0; i < rec->nentries; i++) {
+		const struct fstap_dirent *ent = &rec->entries[i];
 		struct an_obj *e;
 
-		if (!rec->entries[i].obj || an_dot_name(rec->entries[i].name))
+		if (!ent->obj || fstap_name_dots(ent->name.ptr, ent->name.len))
 			continue;
-		e = an_objtab_add(p->objs, rec->entries[i].obj);
+		e = an_objtab_add(p->objs, ent->obj);
 		d = an_objtab_get(p->objs, rec->obj);
 		if (!e || !d)
 			return -ENOMEM;

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "fstap/util.h"
 #include "import/strace_calls_i.h"
 
@@ -41,6 +42,7 @@ static void normalize(char *p)
 	while (*in) {
 		char *c;
 		size_t n;
+		int dots;
 
 		while (*in == '/')
 			in++;
@@ -50,9 +52,10 @@ static void normalize(char *p)
 		while (*in && *in != '/')
 			in++;
 		n = (size_t)(in - c);
-		if (n == 1 && c[0] == '.')
+		dots = fstap_name_dots(c, n);
+		if (dots == 1)
 			continue;
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
+		if (dots == 2) {
 			while (out > p && *--out != '/')
 				;
 			continue;

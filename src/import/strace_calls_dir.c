@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "fstap/util.h"
 #include "import/strace_calls_i.h"
 
@@ -88,6 +89,7 @@ static int parse_dirents(struct imp *im, struct imp_ofd *o, struct st_span list,
 			size_t len;
 			bool cut;
 			int64_t ino = 0, off = 0;
+			int dots;
 			struct fstap_dirent *d = &v[cnt];
 			uint64_t obj;
 
@@ -102,9 +104,10 @@ static int parse_dirents(struct imp *im, struct imp_ofd *o, struct st_span list,
 			d->name = (struct fstap_bytes){ (const uint8_t *)buf + used, (uint32_t)len };
 			d->ino = (uint64_t)ino;
 			d->type = dtype_of(st_field(items[0], "d_type"));
-			if (!strcmp(buf + used, "."))
+			dots = fstap_name_dots(buf + used, len);
+			if (dots == 1)
 				obj = o->obj;
-			else if (!strcmp(buf + used, ".."))
+			else if (dots == 2)
 				obj = o->obj == FSTAP_ROOT_OBJ ? 0 : im->objs[o->obj].parent;
 			else if (!(obj = ns_get(im, o->obj, buf + used))) {
 				obj = ns_new_obj(im, d->type == 4 ? S_IFDIR : 0, o->obj);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "fstap/state.h"
 #include "fstap/util.h"
 #include "import/imp_i.h"
@@ -196,7 +197,7 @@ static int walk_dir(struct walk *wk, int dfd, uint64_t dobj)
 		uint64_t obj;
 		bool newobj;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (fstap_name_dots(de->d_name, strlen(de->d_name)))
 			continue;
 		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;

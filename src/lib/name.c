@@ -1,16 +1,23 @@
 /*
- * name.c: the validation of names and paths (name.h).
+ * name.c: the validation of names and paths, the test of "." and ".." (name.h).
  */
 #include <limits.h>
 #include <string.h>
 
 #include "fstap/name.h"
 
+int fstap_name_dots(const void *p, size_t len)
+{
+	const char *s = p;
+
+	if (len == 1 && s[0] == '.')
+		return 1;
+	return len == 2 && s[0] == '.' && s[1] == '.' ? 2 : 0;
+}
+
 bool fstap_name_valid(struct fstap_bytes name)
 {
-	if (!name.len || name.len > NAME_MAX)
-		return false;
-	if (name.ptr[0] == '.' && (name.len == 1 || (name.len == 2 && name.ptr[1] == '.')))
+	if (!name.len || name.len > NAME_MAX || fstap_name_dots(name.ptr, name.len))
 		return false;
 	return !memchr(name.ptr, '/', name.len) && !memchr(name.ptr, '\0', name.len);
 }
@@ -28,7 +35,7 @@ bool fstap_path_valid(const char *path)
 		size_t len = (size_t)(e - p);
 
 		/* fstap_name_valid, less the '/' and NUL that a component cannot hold */
-		if (!len || len > NAME_MAX || (p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.'))))
+		if (!len || len > NAME_MAX || fstap_name_dots(p, len))
 			return false;
 		p = e;
 	}

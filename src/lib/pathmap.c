@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "fstap/name.h"
 #include "lib/pathmap_i.h"
 
 #define DT_DIR_TYPE 4	/* d_type of a directory */
@@ -78,12 +79,6 @@ int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *p
 
 /* ---- learning from records ---------------------------------------------- */
 
-static bool dot_name(struct fstap_bytes name)
-{
-	return (name.len == 1 && name.ptr[0] == '.') ||
-	       (name.len == 2 && !memcmp(name.ptr, "..", 2));
-}
-
 /*
  * An initial name: state records may come after operation records that
  * changed the object's names (format section 10); such a late name must not
@@ -111,7 +106,7 @@ static int apply_entries(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 		uint32_t ni;
 		int ret;
 
-		if (!e->obj || dot_name(e->name))
+		if (!e->obj || fstap_name_dots(e->name.ptr, e->name.len))
 			continue;
 		ni = pm_find_node(pm, e->obj);
 		if (pm_has_linked_name(pm, ni) && (dir || pm->nodes[ni].dir))

@@ -1,7 +1,7 @@
 /*
  * check_name.c: the one name and path check: lengths at NAME_MAX and
  * PATH_MAX and one past, ".", "..", '/', NUL, empty components, trailing
- * slashes, relative paths.
+ * slashes, relative paths; and the one test of "." and "..".
  */
 #include <check.h>
 #include <limits.h>
@@ -36,6 +36,22 @@ START_TEST(names)
 	memset(buf, 'x', sizeof(buf));
 	ck_assert(name_ok(buf, NAME_MAX));
 	ck_assert(!name_ok(buf, NAME_MAX + 1));
+}
+END_TEST
+
+START_TEST(dots)
+{
+	ck_assert_int_eq(fstap_name_dots(".", 1), 1);
+	ck_assert_int_eq(fstap_name_dots("..", 2), 2);
+	ck_assert_int_eq(fstap_name_dots("./", 1), 1);	/* a path's component */
+	ck_assert_int_eq(fstap_name_dots("../x", 2), 2);
+	ck_assert_int_eq(fstap_name_dots("", 0), 0);
+	ck_assert_int_eq(fstap_name_dots(".", 0), 0);
+	ck_assert_int_eq(fstap_name_dots("...", 3), 0);
+	ck_assert_int_eq(fstap_name_dots(".a", 2), 0);
+	ck_assert_int_eq(fstap_name_dots("a.", 2), 0);
+	ck_assert_int_eq(fstap_name_dots("a", 1), 0);
+	ck_assert_int_eq(fstap_name_dots(".\0", 2), 0);
 }
 END_TEST
 
@@ -87,6 +103,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, names);
+	tcase_add_test(tc, dots);
 	tcase_add_test(tc, paths);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fstap/log.h"
+#include "fstap/name.h"
 #include "fstap/output.h"
 
 static char dir[PATH_MAX], in[PATH_MAX + 8], out[PATH_MAX + 8];
@@ -50,7 +51,7 @@ static int entries(void)
 
 	ck_assert_ptr_nonnull(d);
 	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		n += !fstap_name_dots(e->d_name, strlen(e->d_name));
 	closedir(d);
 	return n;
 }
