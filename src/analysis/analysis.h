@@ -83,12 +83,14 @@ struct an_objtab;
 int an_objtab_new(struct an_objtab **out);
 void an_objtab_free(struct an_objtab *t);
 /* The entry of obj, or NULL (get) / a new zeroed entry (add; NULL on ENOMEM). */
-struct an_obj *an_objtab_get(const struct an_objtab *t, uint64_t obj);
+struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj);
 struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj);
 /* Forgets obj (if known); moves another entry: pointers from get/add end here. */
 void an_objtab_del(struct an_objtab *t, uint64_t obj);
 /* Sets parent and name of obj (creating the entry). 0 or -ENOMEM. */
 int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fstap_bytes name);
+/* From then on, the table keeps no names: parents only (an_obj.name stays NULL). */
+void an_objtab_parents_only(struct an_objtab *t);
 /*
  * Learns from one record in time order, and applies it to pm (the
  * caller's pathmap: do not apply it there too): types (state_inode mode,
@@ -135,7 +137,7 @@ void an_access_free(struct an_access *o);
  * gives the inode numbers of the initial state). 0 or -ENOMEM.
  */
 int an_access_listing(struct an_access *o, const struct fstap_rec *rec,
-		     const struct an_objtab *objs);
+		     struct an_objtab *objs);
 /* Process pid opened file, an entry of directory dir. 0 or -ENOMEM. */
 int an_access_open(struct an_access *o, uint32_t pid, uint64_t dir, uint64_t file);
 /*

@@ -20,10 +20,19 @@
 #include "fstap/pathmap.h"
 #include "fstap/util.h"
 
+#define RECENT 64		/* a power of two */
+
 struct an_objtab {
 	struct an_obj *objs;
 	size_t n, cap;
 	struct fstap_map index;	/* obj -> index + 1 */
+	/*
+	 * obj -> index + 1 of objects found lately, in slot obj % RECENT: a
+	 * record names the same few objects several times. A slot is a guess,
+	 * right when the entry at that index is obj's.
+	 */
+	uint32_t recent[RECENT];
+	bool no_names;		/* an_objtab_parents_only was called */
 	uint32_t zero;		/* index + 1 of object 0, which the map cannot key */
 	bool forget_dead;	/* an_objtab_forget_dead was called */
 	void (*on_forget)(struct an_obj *o, void *arg);
@@ -53,14 +62,21 @@ void an_objtab_free(struct an_objtab *t)
 	free(t);
 }
 
-struct an_obj *an_objtab_get(const struct an_objtab *t, uint64_t obj)
+struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj)
 {
+	uint32_t *guess;
 	const uint64_t *v;
 
 	if (!obj)
 		return t->zero ? &t->objs[t->zero - 1] : NULL;
+	guess = &t->recent[obj & (RECENT - 1)];
+	if (*guess && *guess <= t->n && t->objs[*guess - 1].obj == obj)
+		return &t->objs[*guess - 1];
 	v = fstap_map_get(&t->index, obj);
-	return v ? &t->objs[*v - 1] : NULL;
+	if (!v)
+		return NULL;
+	*guess = (uint32_t)*v;
+	return &t->objs[*v - 1];
 }
 
 struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
@@ -120,6 +136,10 @@ int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fs
 
 	if (!o)
 		return -ENOMEM;
+	if (t->no_names) {
+		o->parent = parent;
+		return 0;
+	}
 	if (o->parent == parent && o->name && o->name_len == name.len &&
 	    !memcmp(o->name, name.ptr, name.len))
 		return 0;
@@ -276,6 +296,11 @@ static int take_names(struct an_objtab *t, const struct fstap_pathmap *pm,
 	default:
 		return 0;
 	}
+}
+
+void an_objtab_parents_only(struct an_objtab *t)
+{
+	t->no_names = true;
 }
 
 void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg)

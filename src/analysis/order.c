@@ -275,7 +275,7 @@ static struct listing *listing_new(struct dirstate *ds, const struct fstap_rec *
 }
 
 static int listing_add(struct listing *ls, const struct fstap_dirent *d,
-		       const struct an_objtab *objs)
+		       struct an_objtab *objs)
 {
 	struct an_obj *o = an_objtab_add(ls->index, d->obj);
 	const struct an_obj *known;
@@ -302,7 +302,7 @@ static int listing_add(struct listing *ls, const struct fstap_dirent *d,
 }
 
 int an_access_listing(struct an_access *o, const struct fstap_rec *rec,
-		     const struct an_objtab *objs)
+		     struct an_objtab *objs)
 {
 	struct dirstate *ds = dir_state(o, rec->obj, true);
 	struct reading *rd;

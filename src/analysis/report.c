@@ -382,6 +382,7 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 		ret = fstap_error(-ENOMEM, "out of memory");
 		goto done;
 	}
+	an_objtab_parents_only(r.objs);
 	an_objtab_forget_dead(r.objs, forgot, &r);
 	while ((ret = fstap_sorter_next(s, &rec)) == 1)
 		if ((ret = account(&r, &rec)))

@@ -3,7 +3,8 @@
  * with its pathmap: names and types as the pathmap gives them, and, with
  * an_objtab_forget_dead, the entries of dead objects forgotten when the
  * pathmap forgets them, their user's callback first (the path resolves),
- * while open or still named ones stay.
+ * while open or still named ones stay. Entries found again after others
+ * moved in the array (an_objtab_del), and a table of parents only.
  */
 #include <check.h>
 #include <stdio.h>
@@ -124,6 +125,59 @@ START_TEST(test_objtab_open_file_stays)
 }
 END_TEST
 
+/* Objects that share the slots of the recently found ones, some deleted: the rest still found. */
+START_TEST(test_objtab_found_after_deletes)
+{
+	uint64_t obj;
+
+	for (obj = 1; obj <= 640; obj++)
+		an_objtab_add(t, obj)->ino = obj;
+	for (obj = 1; obj <= 640; obj++)
+		ck_assert_uint_eq(an_objtab_get(t, obj)->ino, obj);
+	for (obj = 1; obj <= 640; obj += 3)
+		an_objtab_del(t, obj);
+	for (obj = 640; obj >= 1; obj--) {
+		struct an_obj *o = an_objtab_get(t, obj);
+
+		if (obj % 3 == 1) {
+			ck_assert_ptr_null(o);
+			continue;
+		}
+		ck_assert_ptr_nonnull(o);
+		ck_assert_uint_eq(o->obj, obj);
+		ck_assert_uint_eq(o->ino, obj);
+	}
+	ck_assert_uint_eq(entries(), 640 - 214);
+}
+END_TEST
+
+static void rename_rec(uint64_t dir, const char *name, uint64_t newdir, const char *newname)
+{
+	struct fstap_rec r = { .op = FSTAP_OP_RENAME, .obj = dir, .newparent = newdir };
+
+	r.name = (struct fstap_bytes){ (const uint8_t *)name, (uint32_t)strlen(name) };
+	r.newname = (struct fstap_bytes){ (const uint8_t *)newname, (uint32_t)strlen(newname) };
+	ck_assert_int_eq(an_objtab_apply(t, pm, &r), 0);
+}
+
+START_TEST(test_objtab_parents_only)
+{
+	const struct an_obj *o;
+
+	an_objtab_parents_only(t);
+	at(0, FSTAP_OP_MKDIR, 1, "d", 2);
+	at(0, FSTAP_OP_CREATE, 1, "a", 3);
+	o = an_objtab_get(t, 3);
+	ck_assert_uint_eq(o->parent, 1);
+	ck_assert_ptr_null(o->name);
+	rename_rec(1, "a", 2, "b");
+	o = an_objtab_get(t, 3);
+	ck_assert_uint_eq(o->parent, 2);
+	ck_assert_ptr_null(o->name);
+	ck_assert_uint_eq(an_objtab_get(t, 2)->type, AN_OT_DIR);
+}
+END_TEST
+
 static Suite *objtab_suite(void)
 {
 	Suite *s = suite_create("objtab");
@@ -134,6 +188,8 @@ static Suite *objtab_suite(void)
 	tcase_add_test(core, test_objtab_forgets_dead_objects);
 	tcase_add_test(core, test_objtab_keeps_everything_by_default);
 	tcase_add_test(core, test_objtab_open_file_stays);
+	tcase_add_test(core, test_objtab_found_after_deletes);
+	tcase_add_test(core, test_objtab_parents_only);
 	suite_add_tcase(s, core);
 	return s;
 }
