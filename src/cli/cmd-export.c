@@ -34,6 +34,62 @@ static const char export_usage[] =
 	"an error (a full disk) or a signal, an existing FILE is as it was. A FILE\n"
 	"that is TRACE (also through a link) is refused.\n";
 
+/*
+ * Writes the records (by start time through sorter, else in the file's
+ * order) as JSON Lines to out, a MiB at a time: 0 at the end, 1 if a write
+ * failed (or jb ran out of memory), -errno if reading failed (-ENOMEM: the
+ * path map too). The records read before a reader's error are written
+ * too: on '-' a corrupt trace exports up to the corruption (a FILE is
+ * dropped after any error).
+ */
+static int export_records(struct fstap_reader *r, struct fstap_sorter *sorter,
+			  struct fstap_pathmap *pm, struct fstap_jbuf *jb, FILE *out)
+{
+	struct fstap_rec rec;
+	int ret;
+
+	while ((ret = sorter ? fstap_sorter_next(sorter, &rec) : fstap_reader_next(r, &rec)) == 1) {
+		if (fstap_jsonl_record(jb, &rec, pm) < 0)
+			break;
+		if (pm && fstap_pathmap_apply(pm, &rec) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (jb->len >= (1 << 20)) {
+			if (fwrite(jb->buf, 1, jb->len, out) != jb->len)
+				break;
+			jb->len = 0;
+		}
+	}
+	if (ret <= 0 && jb->len && fwrite(jb->buf, 1, jb->len, out) != jb->len && ret == 0)
+		ret = 1;
+	return ret;
+}
+
+/* The exit status of an export_records that gave ret, with its error or warnings printed. */
+static int export_status(int ret, bool oom, struct fstap_reader *r, struct fstap_sorter *sorter,
+			 const char *out_name)
+{
+	int status = 0;
+
+	if (oom || ret == -ENOMEM) {
+		status = fstap_error(1, "out of memory");
+	} else if (ret < 0) {
+		status = fstap_error(1, "%s", fstap_reader_errmsg(r));
+	} else if (ret == 1) {
+		status = fstap_error(1, "cannot write '%s': %s", out_name, strerror(errno));
+	} else if (!fstap_reader_complete(r)) {
+		fstap_warn("%s", fstap_reader_errmsg(r));
+	}
+	if (sorter && fstap_sorter_late(sorter))
+		fstap_warn("%llu records came later than the reorder window and are out of time order",
+			   (unsigned long long)fstap_sorter_late(sorter));
+	if (fstap_reader_skipped(r))
+		fstap_warn("%llu records of types this fstap does not know were skipped",
+			   (unsigned long long)fstap_reader_skipped(r));
+	return status;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -47,7 +103,6 @@ int cmd_export(int argc, char **argv)
 	struct fstap_pathmap *pm = NULL;
 	struct fstap_reader *r = NULL;
 	struct fstap_jbuf jb = { 0 };
-	struct fstap_rec rec;
 	struct fstap_sorter *sorter = NULL;
 	bool paths = true, file_order = false;
 	struct fstap_output *dst = NULL;
@@ -99,42 +154,8 @@ int cmd_export(int argc, char **argv)
 		status = fstap_error(1, "out of memory");
 		goto done;
 	}
-	while ((ret = sorter ? fstap_sorter_next(sorter, &rec) : fstap_reader_next(r, &rec)) == 1) {
-		if (fstap_jsonl_record(&jb, &rec, pm) < 0)
-			break;
-		if (pm && fstap_pathmap_apply(pm, &rec) < 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (jb.len >= (1 << 20)) {
-			if (fwrite(jb.buf, 1, jb.len, out) != jb.len)
-				break;
-			jb.len = 0;
-		}
-	}
-	/*
-	 * The records read before a reader's error are written too: on '-' a
-	 * corrupt trace exports up to the corruption (a FILE is dropped after
-	 * any error).
-	 */
-	if (ret <= 0 && jb.len && fwrite(jb.buf, 1, jb.len, out) != jb.len && ret == 0)
-		ret = 1;
-	if (jb.oom || ret == -ENOMEM) {
-		status = fstap_error(1, "out of memory");
-	} else if (ret < 0) {
-		status = fstap_error(1, "%s", fstap_reader_errmsg(r));
-	} else if (ret == 1) {
-		status = fstap_error(1, "cannot write '%s': %s", out_path ? out_path : "-",
-				     strerror(errno));
-	} else if (!fstap_reader_complete(r)) {
-		fstap_warn("%s", fstap_reader_errmsg(r));
-	}
-	if (sorter && fstap_sorter_late(sorter))
-		fstap_warn("%llu records came later than the reorder window and are out of time order",
-			   (unsigned long long)fstap_sorter_late(sorter));
-	if (fstap_reader_skipped(r))
-		fstap_warn("%llu records of types this fstap does not know were skipped",
-			   (unsigned long long)fstap_reader_skipped(r));
+	ret = export_records(r, sorter, pm, &jb, out);
+	status = export_status(ret, jb.oom, r, sorter, out_path ? out_path : "-");
 	if (!status) {
 		if (fstap_output_commit(dst))
 			status = 1;

@@ -88,11 +88,110 @@ static int get_count(struct chunk_dec *d, struct cursor *c, unsigned min_bytes, 
 	return 0;
 }
 
+/* An unsigned field of width 4 or 8 bytes at m. */
+static int get_uint(struct chunk_dec *d, struct cursor *c, void *m, unsigned width)
+{
+	uint64_t v = get_varint(c);
+
+	if (width == 4) {
+		uint32_t v32 = (uint32_t)v;
+
+		if (v > UINT32_MAX)
+			return bad(d, "32-bit field out of range");
+		memcpy(m, &v32, 4);
+	} else {
+		memcpy(m, &v, 8);
+	}
+	return 0;
+}
+
+/* Directory entries: name, type, object, inode number as a delta from the last. */
+static int get_entries(struct chunk_dec *d, struct cursor *c, struct fstap_rec *rec)
+{
+	uint64_t ino = 0;
+	unsigned j;
+	int ret;
+
+	if ((ret = get_count(d, c, 4, &rec->nentries)))
+		return ret;
+	if (FSTAP_GROW(d->entries, rec->nentries, d->entries_cap))
+		return -ENOMEM;
+	for (j = 0; j < rec->nentries; j++) {
+		struct fstap_dirent *e = &d->entries[j];
+
+		if ((ret = get_name(d, c, &e->name)))
+			return ret;
+		uint64_t type = get_varint(c);
+
+		if (type > UINT32_MAX)
+			return bad(d, "entry type out of range");
+		e->type = (uint32_t)type;
+		e->obj = get_varint(c);
+		ino += (uint64_t)unzigzag(get_varint(c));
+		e->ino = ino;
+	}
+	rec->entries = d->entries;
+	return 0;
+}
+
+static int get_xattrs(struct chunk_dec *d, struct cursor *c, struct fstap_rec *rec)
+{
+	unsigned j;
+	int ret;
+
+	if ((ret = get_count(d, c, 2, &rec->nxattrs)))
+		return ret;
+	if (FSTAP_GROW(d->xattrs, rec->nxattrs, d->xattrs_cap))
+		return -ENOMEM;
+	for (j = 0; j < rec->nxattrs; j++) {
+		if ((ret = get_name(d, c, &d->xattrs[j].name)) ||
+		    (ret = get_blob(d, c, &d->xattrs[j].value)))
+			return ret;
+	}
+	rec->xattrs = d->xattrs;
+	return 0;
+}
+
+/* Extents: each offset a delta from the last one's end, and its length. */
+static int get_extents(struct chunk_dec *d, struct cursor *c, struct fstap_rec *rec)
+{
+	uint64_t end = 0;
+	unsigned j;
+	int ret;
+
+	if ((ret = get_count(d, c, 2, &rec->nextents)))
+		return ret;
+	if (FSTAP_GROW(d->extents, rec->nextents, d->extents_cap))
+		return -ENOMEM;
+	for (j = 0; j < rec->nextents; j++) {
+		d->extents[j].offset = end + get_varint(c);
+		d->extents[j].length = get_varint(c);
+		end = d->extents[j].offset + d->extents[j].length;
+	}
+	rec->extents = d->extents;
+	return 0;
+}
+
+static int get_u64_list(struct chunk_dec *d, struct cursor *c, struct fstap_u64_list *l)
+{
+	unsigned j;
+	int ret;
+
+	if ((ret = get_count(d, c, 1, &l->n)))
+		return ret;
+	if (FSTAP_GROW(d->u64s, l->n, d->u64s_cap))
+		return -ENOMEM;
+	for (j = 0; j < l->n; j++)
+		d->u64s[j] = get_varint(c);
+	l->v = d->u64s;
+	return 0;
+}
+
 static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *rec,
 		      const struct fstap_op_info *oi)
 {
-	unsigned i, j;
-	int ret;
+	unsigned i;
+	int ret = 0;
 
 	/* A record may end early (older writer): the missing fields stay 0. */
 	for (i = 0; i < oi->nfields && c->p < c->end; i++) {
@@ -100,95 +199,33 @@ static int get_fields(struct chunk_dec *d, struct cursor *c, struct fstap_rec *r
 		void *m = (char *)rec + fi->offset;
 
 		switch (fi->type) {
-		case FSTAP_FT_U64: {
-			uint64_t v = get_varint(c);
-
-			if (fi->width == 4) {
-				uint32_t v32 = (uint32_t)v;
-
-				if (v > UINT32_MAX)
-					return bad(d, "32-bit field out of range");
-				memcpy(m, &v32, 4);
-			} else {
-				memcpy(m, &v, 8);
-			}
+		case FSTAP_FT_U64:
+			ret = get_uint(d, c, m, fi->width);
 			break;
-		}
 		case FSTAP_FT_S64:
 			*(int64_t *)m = unzigzag(get_varint(c));
 			break;
 		case FSTAP_FT_NAME:
-			if ((ret = get_name(d, c, m)))
-				return ret;
+			ret = get_name(d, c, m);
 			break;
 		case FSTAP_FT_BYTES:
-			if ((ret = get_blob(d, c, m)))
-				return ret;
+			ret = get_blob(d, c, m);
 			break;
-		case FSTAP_FT_ENTRIES: {
-			uint64_t ino = 0;
-
-			if ((ret = get_count(d, c, 4, &rec->nentries)))
-				return ret;
-			if (FSTAP_GROW(d->entries, rec->nentries, d->entries_cap))
-				return -ENOMEM;
-			for (j = 0; j < rec->nentries; j++) {
-				struct fstap_dirent *e = &d->entries[j];
-
-				if ((ret = get_name(d, c, &e->name)))
-					return ret;
-				uint64_t type = get_varint(c);
-
-				if (type > UINT32_MAX)
-					return bad(d, "entry type out of range");
-				e->type = (uint32_t)type;
-				e->obj = get_varint(c);
-				ino += (uint64_t)unzigzag(get_varint(c));
-				e->ino = ino;
-			}
-			rec->entries = d->entries;
+		case FSTAP_FT_ENTRIES:
+			ret = get_entries(d, c, rec);
 			break;
-		}
 		case FSTAP_FT_XATTRS:
-			if ((ret = get_count(d, c, 2, &rec->nxattrs)))
-				return ret;
-			if (FSTAP_GROW(d->xattrs, rec->nxattrs, d->xattrs_cap))
-				return -ENOMEM;
-			for (j = 0; j < rec->nxattrs; j++) {
-				if ((ret = get_name(d, c, &d->xattrs[j].name)) ||
-				    (ret = get_blob(d, c, &d->xattrs[j].value)))
-					return ret;
-			}
-			rec->xattrs = d->xattrs;
+			ret = get_xattrs(d, c, rec);
 			break;
-		case FSTAP_FT_EXTENTS: {
-			uint64_t end = 0;
-
-			if ((ret = get_count(d, c, 2, &rec->nextents)))
-				return ret;
-			if (FSTAP_GROW(d->extents, rec->nextents, d->extents_cap))
-				return -ENOMEM;
-			for (j = 0; j < rec->nextents; j++) {
-				d->extents[j].offset = end + get_varint(c);
-				d->extents[j].length = get_varint(c);
-				end = d->extents[j].offset + d->extents[j].length;
-			}
-			rec->extents = d->extents;
+		case FSTAP_FT_EXTENTS:
+			ret = get_extents(d, c, rec);
+			break;
+		case FSTAP_FT_U64_LIST:
+			ret = get_u64_list(d, c, m);
 			break;
 		}
-		case FSTAP_FT_U64_LIST: {
-			struct fstap_u64_list *l = m;
-
-			if ((ret = get_count(d, c, 1, &l->n)))
-				return ret;
-			if (FSTAP_GROW(d->u64s, l->n, d->u64s_cap))
-				return -ENOMEM;
-			for (j = 0; j < l->n; j++)
-				d->u64s[j] = get_varint(c);
-			l->v = d->u64s;
-			break;
-		}
-		}
+		if (ret)
+			return ret;
 		if (c->bad)
 			return bad(d, "field runs past the end of its record");
 	}

@@ -316,6 +316,60 @@ int fstap_jsonl_header(struct fstap_jbuf *jb, const struct fstap_trace_info *inf
 	return jb->oom ? -ENOMEM : 0;
 }
 
+/* [{"name":N,"type":T,"obj":O,"ino":I},...] */
+static void put_entries(struct fstap_jbuf *jb, const struct fstap_rec *rec)
+{
+	uint32_t i;
+
+	jb_put(jb, "[", 1);
+	for (i = 0; i < rec->nentries; i++) {
+		const struct fstap_dirent *e = &rec->entries[i];
+
+		jb_puts(jb, i ? ",{\"name\":" : "{\"name\":");
+		jb_bytes(jb, e->name.ptr, e->name.len);
+		jb_puts(jb, ",\"type\":");
+		jb_u64(jb, e->type);
+		jb_puts(jb, ",\"obj\":");
+		jb_u64(jb, e->obj);
+		jb_puts(jb, ",\"ino\":");
+		jb_u64(jb, e->ino);
+		jb_put(jb, "}", 1);
+	}
+	jb_put(jb, "]", 1);
+}
+
+/* [{"name":N,"value":V},...] */
+static void put_xattrs(struct fstap_jbuf *jb, const struct fstap_rec *rec)
+{
+	uint32_t i;
+
+	jb_put(jb, "[", 1);
+	for (i = 0; i < rec->nxattrs; i++) {
+		jb_puts(jb, i ? ",{\"name\":" : "{\"name\":");
+		jb_bytes(jb, rec->xattrs[i].name.ptr, rec->xattrs[i].name.len);
+		jb_puts(jb, ",\"value\":");
+		jb_bytes(jb, rec->xattrs[i].value.ptr, rec->xattrs[i].value.len);
+		jb_put(jb, "}", 1);
+	}
+	jb_put(jb, "]", 1);
+}
+
+/* [[offset,length],...] */
+static void put_extents(struct fstap_jbuf *jb, const struct fstap_rec *rec)
+{
+	uint32_t i;
+
+	jb_put(jb, "[", 1);
+	for (i = 0; i < rec->nextents; i++) {
+		jb_puts(jb, i ? ",[" : "[");
+		jb_u64(jb, rec->extents[i].offset);
+		jb_put(jb, ",", 1);
+		jb_u64(jb, rec->extents[i].length);
+		jb_put(jb, "]", 1);
+	}
+	jb_put(jb, "]", 1);
+}
+
 static void put_field(struct fstap_jbuf *jb, const struct fstap_rec *rec,
 		      const struct fstap_field_info *fi)
 {
@@ -358,52 +412,22 @@ static void put_field(struct fstap_jbuf *jb, const struct fstap_rec *rec,
 		break;
 	}
 	case FSTAP_FT_ENTRIES:
-		if (!rec->nentries)
-			break;
-		jb_key(jb, fi);
-		jb_put(jb, "[", 1);
-		for (i = 0; i < rec->nentries; i++) {
-			const struct fstap_dirent *e = &rec->entries[i];
-
-			jb_puts(jb, i ? ",{\"name\":" : "{\"name\":");
-			jb_bytes(jb, e->name.ptr, e->name.len);
-			jb_puts(jb, ",\"type\":");
-			jb_u64(jb, e->type);
-			jb_puts(jb, ",\"obj\":");
-			jb_u64(jb, e->obj);
-			jb_puts(jb, ",\"ino\":");
-			jb_u64(jb, e->ino);
-			jb_put(jb, "}", 1);
+		if (rec->nentries) {
+			jb_key(jb, fi);
+			put_entries(jb, rec);
 		}
-		jb_put(jb, "]", 1);
 		break;
 	case FSTAP_FT_XATTRS:
-		if (!rec->nxattrs)
-			break;
-		jb_key(jb, fi);
-		jb_put(jb, "[", 1);
-		for (i = 0; i < rec->nxattrs; i++) {
-			jb_puts(jb, i ? ",{\"name\":" : "{\"name\":");
-			jb_bytes(jb, rec->xattrs[i].name.ptr, rec->xattrs[i].name.len);
-			jb_puts(jb, ",\"value\":");
-			jb_bytes(jb, rec->xattrs[i].value.ptr, rec->xattrs[i].value.len);
-			jb_put(jb, "}", 1);
+		if (rec->nxattrs) {
+			jb_key(jb, fi);
+			put_xattrs(jb, rec);
 		}
-		jb_put(jb, "]", 1);
 		break;
 	case FSTAP_FT_EXTENTS:
-		if (!rec->nextents)
-			break;
-		jb_key(jb, fi);
-		jb_put(jb, "[", 1);
-		for (i = 0; i < rec->nextents; i++) {
-			jb_puts(jb, i ? ",[" : "[");
-			jb_u64(jb, rec->extents[i].offset);
-			jb_put(jb, ",", 1);
-			jb_u64(jb, rec->extents[i].length);
-			jb_put(jb, "]", 1);
+		if (rec->nextents) {
+			jb_key(jb, fi);
+			put_extents(jb, rec);
 		}
-		jb_put(jb, "]", 1);
 		break;
 	case FSTAP_FT_U64_LIST: {
 		const struct fstap_u64_list *l = m;

@@ -175,12 +175,113 @@ static int check_keys(struct importer *im, json_t *obj, const char *what, const 
 	return 0;
 }
 
+/* "entries": [{"name": N, "type": T, "obj": O, "ino": I}, ...], name required. */
+static int get_entries(struct importer *im, const char *key, json_t *v, struct fstap_rec *rec)
+{
+	static const char *const keys[] = { "name", "type", "obj", "ino", NULL };
+	struct fstap_dirent *e;
+	size_t i;
+	int ret;
+
+	if ((ret = get_array(im, key, v, sizeof(*e), (void **)&e, &rec->nentries)))
+		return ret;
+	for (i = 0; i < rec->nentries; i++) {
+		json_t *o = json_array_get(v, i), *x;
+
+		if (!json_is_object(o))
+			return fail(im, "'entries' items must be objects");
+		if ((ret = check_keys(im, o, "an entry", keys)))
+			return ret;
+		if (!(x = json_object_get(o, "name")))
+			return fail(im, "an entry without 'name'");
+		if ((ret = get_bytes_val(im, "name", x, &e[i].name)))
+			return ret;
+		if ((x = json_object_get(o, "type")) && (ret = get_u32(im, "type", x, &e[i].type)))
+			return ret;
+		if ((x = json_object_get(o, "obj")) && (ret = get_u64(im, "obj", x, &e[i].obj)))
+			return ret;
+		if ((x = json_object_get(o, "ino")) && (ret = get_u64(im, "ino", x, &e[i].ino)))
+			return ret;
+	}
+	rec->entries = e;
+	return 0;
+}
+
+/* "xattrs": [{"name": N, "value": V}, ...], name required. */
+static int get_xattrs(struct importer *im, const char *key, json_t *v, struct fstap_rec *rec)
+{
+	static const char *const keys[] = { "name", "value", NULL };
+	struct fstap_xattr *x;
+	size_t i;
+	int ret;
+
+	if ((ret = get_array(im, key, v, sizeof(*x), (void **)&x, &rec->nxattrs)))
+		return ret;
+	for (i = 0; i < rec->nxattrs; i++) {
+		json_t *o = json_array_get(v, i), *y;
+
+		if (!json_is_object(o) || (ret = check_keys(im, o, "an xattr", keys)))
+			return json_is_object(o) ? ret : fail(im, "'xattrs' items must be objects");
+		if (!(y = json_object_get(o, "name")))
+			return fail(im, "an xattr without 'name'");
+		if ((ret = get_bytes_val(im, "name", y, &x[i].name)))
+			return ret;
+		if ((y = json_object_get(o, "value")) &&
+		    (ret = get_bytes_val(im, "value", y, &x[i].value)))
+			return ret;
+	}
+	rec->xattrs = x;
+	return 0;
+}
+
+/* "extents": [[offset, length], ...], sorted, not overlapping, below 2^64. */
+static int get_extents(struct importer *im, const char *key, json_t *v, struct fstap_rec *rec)
+{
+	struct fstap_extent *x;
+	uint64_t end = 0;
+	size_t i;
+	int ret;
+
+	if ((ret = get_array(im, key, v, sizeof(*x), (void **)&x, &rec->nextents)))
+		return ret;
+	for (i = 0; i < rec->nextents; i++) {
+		json_t *o = json_array_get(v, i);
+
+		if (!json_is_array(o) || json_array_size(o) != 2)
+			return fail(im, "'extents' items must be [offset, length]");
+		if ((ret = get_u64(im, "extents", json_array_get(o, 0), &x[i].offset)) ||
+		    (ret = get_u64(im, "extents", json_array_get(o, 1), &x[i].length)))
+			return ret;
+		if (x[i].offset < end)
+			return fail(im, "'extents' must be sorted and not overlap");
+		if (x[i].length > UINT64_MAX - x[i].offset)
+			return fail(im, "'extents' reach past 2^64");
+		end = x[i].offset + x[i].length;
+	}
+	rec->extents = x;
+	return 0;
+}
+
+static int get_u64_list(struct importer *im, const char *key, json_t *v,
+			struct fstap_u64_list *l)
+{
+	uint64_t *x;
+	size_t i;
+	int ret;
+
+	if ((ret = get_array(im, key, v, sizeof(*x), (void **)&x, &l->n)))
+		return ret;
+	for (i = 0; i < l->n; i++)
+		if ((ret = get_u64(im, key, json_array_get(v, i), &x[i])))
+			return ret;
+	l->v = x;
+	return 0;
+}
+
 static int get_field(struct importer *im, struct fstap_rec *rec,
 		     const struct fstap_field_info *fi, json_t *v)
 {
 	void *m = (char *)rec + fi->offset;
-	size_t i;
-	int ret;
 
 	switch (fi->type) {
 	case FSTAP_FT_U64:
@@ -192,90 +293,14 @@ static int get_field(struct importer *im, struct fstap_rec *rec,
 	case FSTAP_FT_NAME:
 	case FSTAP_FT_BYTES:
 		return get_bytes_val(im, fi->key, v, m);
-	case FSTAP_FT_ENTRIES: {
-		static const char *const keys[] = { "name", "type", "obj", "ino", NULL };
-		struct fstap_dirent *e;
-
-		if ((ret = get_array(im, fi->key, v, sizeof(*e), (void **)&e, &rec->nentries)))
-			return ret;
-		for (i = 0; i < rec->nentries; i++) {
-			json_t *o = json_array_get(v, i), *x;
-
-			if (!json_is_object(o))
-				return fail(im, "'entries' items must be objects");
-			if ((ret = check_keys(im, o, "an entry", keys)))
-				return ret;
-			if (!(x = json_object_get(o, "name")))
-				return fail(im, "an entry without 'name'");
-			if ((ret = get_bytes_val(im, "name", x, &e[i].name)))
-				return ret;
-			if ((x = json_object_get(o, "type")) && (ret = get_u32(im, "type", x, &e[i].type)))
-				return ret;
-			if ((x = json_object_get(o, "obj")) && (ret = get_u64(im, "obj", x, &e[i].obj)))
-				return ret;
-			if ((x = json_object_get(o, "ino")) && (ret = get_u64(im, "ino", x, &e[i].ino)))
-				return ret;
-		}
-		rec->entries = e;
-		return 0;
-	}
-	case FSTAP_FT_XATTRS: {
-		static const char *const keys[] = { "name", "value", NULL };
-		struct fstap_xattr *x;
-
-		if ((ret = get_array(im, fi->key, v, sizeof(*x), (void **)&x, &rec->nxattrs)))
-			return ret;
-		for (i = 0; i < rec->nxattrs; i++) {
-			json_t *o = json_array_get(v, i), *y;
-
-			if (!json_is_object(o) || (ret = check_keys(im, o, "an xattr", keys)))
-				return json_is_object(o) ? ret : fail(im, "'xattrs' items must be objects");
-			if (!(y = json_object_get(o, "name")))
-				return fail(im, "an xattr without 'name'");
-			if ((ret = get_bytes_val(im, "name", y, &x[i].name)))
-				return ret;
-			if ((y = json_object_get(o, "value")) &&
-			    (ret = get_bytes_val(im, "value", y, &x[i].value)))
-				return ret;
-		}
-		rec->xattrs = x;
-		return 0;
-	}
-	case FSTAP_FT_EXTENTS: {
-		struct fstap_extent *x;
-		uint64_t end = 0;
-
-		if ((ret = get_array(im, fi->key, v, sizeof(*x), (void **)&x, &rec->nextents)))
-			return ret;
-		for (i = 0; i < rec->nextents; i++) {
-			json_t *o = json_array_get(v, i);
-
-			if (!json_is_array(o) || json_array_size(o) != 2)
-				return fail(im, "'extents' items must be [offset, length]");
-			if ((ret = get_u64(im, "extents", json_array_get(o, 0), &x[i].offset)) ||
-			    (ret = get_u64(im, "extents", json_array_get(o, 1), &x[i].length)))
-				return ret;
-			if (x[i].offset < end)
-				return fail(im, "'extents' must be sorted and not overlap");
-			if (x[i].length > UINT64_MAX - x[i].offset)
-				return fail(im, "'extents' reach past 2^64");
-			end = x[i].offset + x[i].length;
-		}
-		rec->extents = x;
-		return 0;
-	}
-	case FSTAP_FT_U64_LIST: {
-		struct fstap_u64_list *l = m;
-		uint64_t *x;
-
-		if ((ret = get_array(im, fi->key, v, sizeof(*x), (void **)&x, &l->n)))
-			return ret;
-		for (i = 0; i < l->n; i++)
-			if ((ret = get_u64(im, fi->key, json_array_get(v, i), &x[i])))
-				return ret;
-		l->v = x;
-		return 0;
-	}
+	case FSTAP_FT_ENTRIES:
+		return get_entries(im, fi->key, v, rec);
+	case FSTAP_FT_XATTRS:
+		return get_xattrs(im, fi->key, v, rec);
+	case FSTAP_FT_EXTENTS:
+		return get_extents(im, fi->key, v, rec);
+	case FSTAP_FT_U64_LIST:
+		return get_u64_list(im, fi->key, v, m);
 	}
 	return 0;
 }
