@@ -483,25 +483,21 @@ fail:
 	return -1;
 }
 
-static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *trace,
-		   const char *log, const char *image, unsigned run, unsigned runs)
+/*
+ * Where a run replays: a fresh directory in a target (removed by
+ * cmp_cleanup), else the file system set up on the image or device and
+ * mounted at WORKDIR/mnt (dev its device).
+ */
+static int run_target(const struct cmp_env *env, struct cmp_row *row, const char *log,
+		      const char *image, unsigned run, unsigned runs, char *target, size_t len,
+		      char *dev, size_t devlen)
 {
 	const struct cmp_candidate *c = row->cand;
-	char mnt[PATH_MAX], target[PATH_MAX], json[PATH_MAX], arg_json[PATH_MAX + 8];
-	char divlog[PATH_MAX], arg_divlog[PATH_MAX + 16], vtrace[PATH_MAX], arg_clone[32];
-	char clone0[PATH_MAX + 16];
-	char reason[sizeof(row->reason)], *argv[64], dev[64] = "";
-	struct cmp_blkstat st0, st1;
-	struct cmp_run r;
-	json_error_t jerr;
-	json_t *root, *runs_j, *device;
-	unsigned n = 0, i;
-	int ret;
+	char mnt[PATH_MAX];
 
-	log_line(log, "# %s %s, run %u of %u\n", c->name, row->variant, run, runs);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", env->workdir);
 	if (c->kind == CMP_TARGET) {
-		snprintf(target, sizeof(target), "%s/fstap-compare.XXXXXX", c->dir);
+		snprintf(target, len, "%s/fstap-compare.XXXXXX", c->dir);
 		if (!mkdtemp(target)) {
 			cmp_row_fail(row, "cannot create a directory in '%s': %s", c->dir,
 				     strerror(errno));
@@ -509,13 +505,26 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 		}
 		snprintf(live.rmtree, sizeof(live.rmtree), "%s", target);
 	} else {
-		if (setup_fs(env, row, log, image, mnt, run, runs, dev, sizeof(dev)))
+		if (setup_fs(env, row, log, image, mnt, run, runs, dev, devlen))
 			return -1;
-		snprintf(target, sizeof(target), "%s", mnt);
+		snprintf(target, len, "%s", mnt);
 	}
+	return 0;
+}
+
+/*
+ * `fstap prepare` of trace in target (--clone=N: N copies prepared in
+ * TARGET/clone-K, replayed at once), then the row's variant if it is made
+ * at each run (into vtrace): *replayed is the trace to replay.
+ */
+static int run_prepare(const struct cmp_env *env, struct cmp_row *row, const char *trace,
+		       const char *target, const char *log, unsigned run, unsigned runs,
+		       char *vtrace, size_t vlen, const char **replayed)
+{
+	char arg_clone[32], clone0[PATH_MAX + 16], reason[sizeof(row->reason)], *argv[8];
+	unsigned n = 0;
 
 	progress(env, row, run, runs, "prepare");
-	/* --clone=N: N copies prepared in TARGET/clone-K, replayed at once */
 	snprintf(arg_clone, sizeof(arg_clone), "--clone=%u", env->clone);
 	argv[n++] = (char *)env->self;
 	argv[n++] = (char *)"prepare";
@@ -523,30 +532,45 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	if (env->clone > 1)
 		argv[n++] = arg_clone;
 	argv[n++] = (char *)trace;
-	argv[n++] = target;
+	argv[n++] = (char *)target;
 	argv[n] = NULL;
 	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason))) {
 		cmp_row_fail(row, "%s", reason);
 		return -1;
 	}
-
+	*replayed = trace;
 	if (cmp_variant_at_run(row->variant)) {
 		/* with clones, from the first: each is prepared alike, in the same order */
 		snprintf(clone0, sizeof(clone0), RP_CLONE_DIR_FMT, target, 0u);
 		progress(env, row, run, runs, row->variant);
 		if (cmp_variant_make(env, row->variant, trace, env->clone > 1 ? clone0 : target,
-				     log, vtrace, sizeof(vtrace), reason, sizeof(reason))) {
+				     log, vtrace, vlen, reason, sizeof(reason))) {
 			cmp_row_fail(row, "%s", reason);
 			return -1;
 		}
-		trace = vtrace;
+		*replayed = vtrace;
 	}
+	return 0;
+}
+
+/*
+ * `fstap replay --json=WORKDIR/replay.json` of trace in target (the path
+ * in json), with the device's I/O counters before (st0) and after (st1).
+ */
+static int run_replay(const struct cmp_env *env, struct cmp_row *row, const char *trace,
+		      const char *target, const char *log, const char *dev, unsigned run,
+		      unsigned runs, char *json, size_t jlen, struct cmp_blkstat *st0,
+		      struct cmp_blkstat *st1)
+{
+	char arg_json[PATH_MAX + 8], divlog[PATH_MAX], arg_divlog[PATH_MAX + 16], arg_clone[32];
+	char reason[sizeof(row->reason)], *argv[64];
+	unsigned n = 0, i;
 
 	progress(env, row, run, runs, "replay");
-	snprintf(json, sizeof(json), "%s/replay.json", env->workdir);
+	snprintf(json, jlen, "%s/replay.json", env->workdir);
 	unlink(json);
 	snprintf(arg_json, sizeof(arg_json), "--json=%s", json);
-	n = 0;
+	snprintf(arg_clone, sizeof(arg_clone), "--clone=%u", env->clone);
 	argv[n++] = (char *)env->self;
 	argv[n++] = (char *)"replay";
 	argv[n++] = arg_json;
@@ -565,16 +589,33 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 	for (i = 0; env->replay_args && env->replay_args[i] && n < 60; i++)
 		argv[n++] = env->replay_args[i];
 	argv[n++] = (char *)trace;
-	argv[n++] = target;
+	argv[n++] = (char *)target;
 	argv[n] = NULL;
 	cmp_disk_mark(false);
-	cmp_blkstat_read(dev[0] ? dev : NULL, &st0);
+	cmp_blkstat_read(dev[0] ? dev : NULL, st0);
 	if (cmp_spawn(argv, log, NULL, reason, sizeof(reason))) {
 		cmp_row_fail(row, "%s", reason);
 		return -1;
 	}
 	cmp_disk_mark(true);
-	cmp_blkstat_read(dev[0] ? dev : NULL, &st1);
+	cmp_blkstat_read(dev[0] ? dev : NULL, st1);
+	return 0;
+}
+
+/*
+ * The run of the replay's JSON added to the row, with what it depends on
+ * and the device's I/O during the replay.
+ */
+static int run_add(const struct cmp_env *env, struct cmp_row *row, const char *json,
+		   const char *target, const char *dev, const struct cmp_blkstat *st0,
+		   const struct cmp_blkstat *st1)
+{
+	const struct cmp_candidate *c = row->cand;
+	struct cmp_run r;
+	json_error_t jerr;
+	json_t *root, *runs_j, *device;
+	int ret;
+
 	root = json_load_file(json, 0, &jerr);
 	runs_j = json_object_get(root, "runs");
 	ret = cmp_run_from_json(json_array_get(runs_j, 0), &r);
@@ -584,18 +625,32 @@ static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *t
 			     root ? "no runs" : jerr.text);
 		return -1;
 	}
-	/* what the run depends on, and the device's I/O during the replay */
 	device = cmp_device_info(dev[0] ? dev : NULL, target, c->kind == CMP_TARGET ? NULL
 								       : c->fstype, env->workdir);
 	if (row->direct_io < 0 && row->device_note[0])
 		json_object_set_new(device, "direct_io_note", json_string(row->device_note));
-	json_object_set_new(device, "stat", cmp_blkstat_delta_json(&st0, &st1));
+	json_object_set_new(device, "stat", cmp_blkstat_delta_json(st0, st1));
 	json_object_set_new(r.raw, "device", device);
 	ret = cmp_row_add_run(row, &r);
 	cmp_run_free(&r);
 	if (ret)
 		fstap_die("out of memory");
 	return 0;
+}
+
+/* One run of a row: its target, prepare (and the variant), replay, the run added. */
+static int one_run(const struct cmp_env *env, struct cmp_row *row, const char *trace,
+		   const char *log, const char *image, unsigned run, unsigned runs)
+{
+	char target[PATH_MAX], vtrace[PATH_MAX], json[PATH_MAX], dev[64] = "";
+	struct cmp_blkstat st0, st1;
+
+	log_line(log, "# %s %s, run %u of %u\n", row->cand->name, row->variant, run, runs);
+	if (run_target(env, row, log, image, run, runs, target, sizeof(target), dev, sizeof(dev)) ||
+	    run_prepare(env, row, trace, target, log, run, runs, vtrace, sizeof(vtrace), &trace) ||
+	    run_replay(env, row, trace, target, log, dev, run, runs, json, sizeof(json), &st0, &st1))
+		return -1;
+	return run_add(env, row, json, target, dev, &st0, &st1);
 }
 
 int cmp_run_once(const struct cmp_env *env, struct cmp_row *row, const char *trace,
