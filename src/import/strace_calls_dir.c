@@ -31,16 +31,92 @@ static uint32_t dtype_of(struct st_span v)
 	return 0;
 }
 
+/*
+ * The next item "{...}" at depth 1 of the list "[...]" from *i on (quoted
+ * strings kept whole): false when there is none.
+ */
+static bool next_item(struct st_span list, size_t *i, struct st_span *item)
+{
+	size_t start;
+	int depth = 0;
+	bool q = false;
+
+	while (*i < list.len - 1 && list.p[*i] != '{')
+		(*i)++;
+	if (*i >= list.len - 1)
+		return false;
+	start = *i;
+	for (; *i < list.len - 1; (*i)++) {
+		char ch = list.p[*i];
+
+		if (q) {
+			if (ch == '\\')
+				(*i)++;
+			else if (ch == '"')
+				q = false;
+			continue;
+		}
+		if (ch == '"')
+			q = true;
+		else if (ch == '{')
+			depth++;
+		else if (ch == '}' && --depth == 0)
+			break;
+	}
+	*item = (struct st_span){ list.p + start, *i - start + 1 };
+	(*i)++;
+	return true;
+}
+
+/*
+ * The entry of an item {d_ino=, d_off=, d_reclen=, d_type=, d_name=}: its
+ * name unescaped at names + *used (*used moved past its NUL), its object
+ * (".": the directory; "..": its parent; a name first seen: a new object).
+ * 0, -EINVAL or -ENOMEM.
+ */
+static int dirent_of(struct imp *im, struct imp_ofd *o, struct st_span item, char *names,
+		     size_t cap, size_t *used, struct fstap_dirent *d)
+{
+	char *name = names + *used;
+	int64_t ino = 0, off = 0;
+	uint64_t obj;
+	size_t len;
+	bool cut;
+	int dots;
+
+	if (st_arg_str(st_field(item, "d_name"), name, cap - *used, &len, &cut) || cut)
+		return -EINVAL;
+	st_arg_int(st_field(item, "d_ino"), &ino);
+	st_arg_int(st_field(item, "d_off"), &off);
+	d->name = (struct fstap_bytes){ (const uint8_t *)name, (uint32_t)len };
+	d->ino = (uint64_t)ino;
+	d->type = dtype_of(st_field(item, "d_type"));
+	dots = fstap_name_dots(name, len);
+	if (dots == 1)
+		obj = o->obj;
+	else if (dots == 2)
+		obj = o->obj == FSTAP_ROOT_OBJ ? 0 : im->objs[o->obj].parent;
+	else if (!(obj = ns_get(im, o->obj, name))) {
+		obj = ns_new_obj(im, d->type == 4 ? S_IFDIR : 0, o->obj);
+		if (!obj || ns_add(im, o->obj, name, obj))
+			return -ENOMEM;
+	}
+	d->obj = obj;
+	o->dir_cookie = (uint64_t)off;
+	*used += len + 1;
+	return 0;
+}
+
 /* The names of a getdents64 result, as entries; *names holds their bytes. */
 static int parse_dirents(struct imp *im, struct imp_ofd *o, struct st_span list,
 			 struct fstap_dirent **out, uint32_t *n, char **names)
 {
-	struct st_span items[1];
-	size_t cap = 0, used = 0, i = 1, start;
+	size_t cap = 0, used = 0, i = 1;
 	struct fstap_dirent *v = NULL;
-	char *buf;
+	struct st_span item;
 	uint32_t cnt = 0;
-	int ret;
+	char *buf;
+	int ret = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -50,78 +126,16 @@ static int parse_dirents(struct imp *im, struct imp_ofd *o, struct st_span list,
 	buf = malloc(list.len + 1);
 	if (!buf)
 		return -ENOMEM;
-	/* the items are "{...}" at depth 1 */
-	while (i < list.len - 1) {
-		struct st_span e;
-		int depth = 0;
-		bool q = false;
-
-		while (i < list.len - 1 && list.p[i] != '{')
-			i++;
-		if (i >= list.len - 1)
-			break;
-		start = i;
-		for (; i < list.len - 1; i++) {
-			char ch = list.p[i];
-
-			if (q) {
-				if (ch == '\\')
-					i++;
-				else if (ch == '"')
-					q = false;
-				continue;
-			}
-			if (ch == '"')
-				q = true;
-			else if (ch == '{')
-				depth++;
-			else if (ch == '}' && --depth == 0)
-				break;
-		}
-		items[0] = (struct st_span){ list.p + start, i - start + 1 };
-		i++;
-		if (FSTAP_GROW(v, cnt + 1, cap)) {
-			free(v);
-			free(buf);
-			return -ENOMEM;
-		}
-		{
-			size_t len;
-			bool cut;
-			int64_t ino = 0, off = 0;
-			int dots;
-			struct fstap_dirent *d = &v[cnt];
-			uint64_t obj;
-
-			e = st_field(items[0], "d_name");
-			if (st_arg_str(e, buf + used, list.len + 1 - used, &len, &cut) || cut) {
-				free(v);
-				free(buf);
-				return -EINVAL;
-			}
-			st_arg_int(st_field(items[0], "d_ino"), &ino);
-			st_arg_int(st_field(items[0], "d_off"), &off);
-			d->name = (struct fstap_bytes){ (const uint8_t *)buf + used, (uint32_t)len };
-			d->ino = (uint64_t)ino;
-			d->type = dtype_of(st_field(items[0], "d_type"));
-			dots = fstap_name_dots(buf + used, len);
-			if (dots == 1)
-				obj = o->obj;
-			else if (dots == 2)
-				obj = o->obj == FSTAP_ROOT_OBJ ? 0 : im->objs[o->obj].parent;
-			else if (!(obj = ns_get(im, o->obj, buf + used))) {
-				obj = ns_new_obj(im, d->type == 4 ? S_IFDIR : 0, o->obj);
-				if (!obj || (ret = ns_add(im, o->obj, buf + used, obj))) {
-					free(v);
-					free(buf);
-					return -ENOMEM;
-				}
-			}
-			d->obj = obj;
-			o->dir_cookie = (uint64_t)off;
-			used += len + 1;
+	while (!ret && next_item(list, &i, &item)) {
+		if (FSTAP_GROW(v, cnt + 1, cap))
+			ret = -ENOMEM;
+		else if (!(ret = dirent_of(im, o, item, buf, list.len + 1, &used, &v[cnt])))
 			cnt++;
-		}
+	}
+	if (ret) {
+		free(v);
+		free(buf);
+		return ret;
 	}
 	*out = v;
 	*n = cnt;
