@@ -250,8 +250,8 @@ void rp_worker_close(struct rp_worker *w);
  */
 static inline void rp_note_thread(struct run *r, const struct fstap_rec *c)
 {
-	if (c->flags & FSTAP_RF_KERNEL)
-		return;
+	if ((c->flags & FSTAP_RF_KERNEL) || !c->tid)
+		return;	/* the kernel's, or a close from no thread: the opener's worker runs it */
 	if (!r->tid_seen) {
 		r->first_tid = c->tid;
 		r->tid_seen = true;
@@ -259,6 +259,8 @@ static inline void rp_note_thread(struct run *r, const struct fstap_rec *c)
 		r->many_tids = true;
 	}
 }
+/* Whether this thread may run on one CPU only (its affinity). */
+bool rp_one_cpu(void);
 /* Ends the dispatcher's own execution of a worker's ops, if it ran them. */
 void rp_dispatcher_exec_end(struct run *r);
 /* Frees an ended worker. */

@@ -114,7 +114,8 @@ void rp_handle_put(struct rp_handle *h)
 /* Maps recorded fh to fd (taken). A stale mapping of the same fh is dropped. */
 int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 {
-	struct rp_handle *h = calloc(1, sizeof(*h)), *old = NULL;
+	/* malloc, not calloc: glibc's calloc skips the thread's cache */
+	struct rp_handle *h = malloc(sizeof(*h)), *old = NULL;
 	uint64_t v;
 	int ret;
 
@@ -124,8 +125,7 @@ int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 			close(fd);
 		return -ENOMEM;
 	}
-	h->fd = fd;
-	h->dir = dir;
+	*h = (struct rp_handle){ .fd = fd, .dir = dir };
 	atomic_init(&h->refs, 1);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_lock(&sh->mu);

@@ -268,22 +268,33 @@ static int worker_start(struct rp_worker *w)
 }
 
 /*
- * As fast as possible, the first worker has no thread: the dispatcher runs
- * its ops itself, as they are dispatched, and no hand-off costs a futex
- * round trip or a cache line travelling between CPUs. The first worker
- * gets its thread (what the dispatcher ran is done by then) once the trace
- * has shown another thread's operations, or a second worker is needed, or
- * before an op that the dispatcher could not run itself safely: one that
- * may wait for another thread (a FIFO's open waits for its other end), if
- * that thread's operations could still be unread. An op waits for another
- * one only if that one started before it ended (in the recording), and
- * when an op is dispatched every record that started up to read_ahead after
- * it has been read (the window's margin over the flush interval): so an op
- * recorded as shorter than read_ahead, in a trace of one thread so far,
- * waits for no other thread. The dispatcher's execution context changes
- * its thread's working directory (the l*xattr calls): it goes back at the
- * end (rp_dispatcher_exec_end).
+ * As fast as possible on one CPU (the replay's affinity: taskset, a
+ * cpuset), the first worker has no thread: the dispatcher runs its ops
+ * itself, as they are dispatched, and no hand-off costs a futex round trip
+ * and two context switches. With two CPUs or more the dispatcher reads and
+ * dispatches while the workers execute, and that overlap is worth more.
+ * The first worker gets its thread (what the dispatcher ran is done by
+ * then) once the trace has shown another thread's operations, or a second
+ * worker is needed, or before an op that the dispatcher could not run
+ * itself safely: one that may wait for another thread (a FIFO's open waits
+ * for its other end), if that thread's operations could still be unread.
+ * An op waits for another one only if that one started before it ended (in
+ * the recording), and when an op is dispatched every record that started
+ * up to read_ahead after it has been read (the window's margin over the
+ * flush interval): so an op recorded as shorter than read_ahead, in a trace
+ * of one thread so far, waits for no other thread. The closes from no
+ * thread (tid 0) do not count as another thread's: they go to the worker
+ * that opened the handle, and wait for nothing. The dispatcher's execution
+ * context changes its thread's working directory (the l*xattr calls): it
+ * goes back at the end (rp_dispatcher_exec_end).
  */
+bool rp_one_cpu(void)
+{
+	cpu_set_t set;
+
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) == 1;
+}
+
 static void dispatcher_exec_begin(struct run *r, struct rp_worker *w)
 {
 	r->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -336,7 +347,7 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 			return NULL;
 		}
 		rp_progress_local(r->prog, w->idx);
-	} else if (!r->nw && !r->o->pace_pct) {
+	} else if (!r->nw && !r->o->pace_pct && rp_one_cpu()) {
 		dispatcher_exec_begin(r, w);
 	} else if (worker_start(w)) {
 		free(w);

@@ -1,0 +1,97 @@
+#!/bin/sh
+# t2176: as fast as possible on one CPU (taskset -c 0), the dispatcher
+# replays a trace of one thread itself: the replay starts no thread (strace
+# sees no clone), and the closes that come from no thread (tid 0: the
+# RELEASE the kernel sends after the application's last close) do not count
+# as a second thread's. The results and the final tree are those of the
+# replay on two CPUs, where the operations go to a thread of their own. A
+# trace of two threads that overlap in time (a FIFO's reader waits in its
+# open for the writer) gets its threads on one CPU too, and does not hang.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-replay.sh"
+
+command -v strace >/dev/null || skip "strace is not installed"
+command -v taskset >/dev/null || skip "taskset is not installed"
+
+cat >"$T/one.jsonl" <<'J'
+{"fstap":"trace","version":"1.0","metadata":{"note":"t2176 one thread"}}
+{"op":"state_inode","obj":1,"mode":16877,"nlink":2,"ino":2}
+{"op":"state_dentry","obj":1,"name":"old","child":2}
+{"op":"state_inode","obj":2,"mode":33188,"nlink":1,"size":8192,"ino":3,"extents":[[0,8192]]}
+{"op":"mkdir","t":1000,"dur":100,"tid":100,"pid":100,"obj":1,"name":"d","mode":493,"umask":18,"child":10}
+{"op":"create","t":1200,"dur":100,"tid":100,"pid":100,"obj":10,"name":"a","mode":33188,"umask":18,"flags":193,"child":11,"fh":1}
+{"op":"write","t":1400,"dur":100,"tid":100,"pid":100,"res":4096,"obj":11,"fh":1,"size":4096}
+{"op":"flush","t":1600,"dur":100,"tid":100,"pid":100,"obj":11,"fh":1}
+{"op":"release","t":1700,"dur":100,"tid":0,"pid":0,"obj":11,"fh":1}
+{"op":"setxattr","t":1900,"dur":100,"tid":100,"pid":100,"obj":11,"name":"user.tag","size":5}
+{"op":"open","t":2100,"dur":100,"tid":100,"pid":100,"obj":2,"fh":2}
+{"op":"read","t":2300,"dur":100,"tid":100,"pid":100,"res":8192,"obj":2,"fh":2,"size":8192}
+{"op":"flush","t":2500,"dur":100,"tid":100,"pid":100,"obj":2,"fh":2}
+{"op":"release","t":2600,"dur":100,"tid":0,"pid":0,"obj":2,"fh":2}
+{"op":"rename","t":2800,"dur":100,"tid":100,"pid":100,"obj":10,"name":"a","newparent":1,"newname":"b"}
+{"op":"unlink","t":3000,"dur":100,"tid":100,"pid":100,"obj":1,"name":"old"}
+{"op":"footer","t":4000}
+J
+expect_exit 0 "$FSTAP" import -o "$T/one.trace" "$T/one.jsonl"
+
+# replay_cpus CPUS TRACE NAME: replays TRACE into a fresh $T/NAME under
+# strace (threads created, in $T/NAME.strace), on CPUS (taskset) or on any
+# CPU ("all"); the JSON in $T/NAME.json
+replay_cpus() {
+	rm -rf "${T:?}/$3" && mkdir "$T/$3" && : >"$T/$3/old" && truncate -s 8192 "$T/$3/old"
+	if [ "$1" = all ]; then
+		set -- "" "$2" "$3"
+	else
+		set -- "taskset -c $1" "$2" "$3"
+	fi
+	# shellcheck disable=SC2086
+	expect_exit 0 timeout 60 $1 strace -f -qq -e trace=clone,clone3 -o "$T/$3.strace" \
+		"$FSTAP" replay --pace=afap --json="$T/$3.json" "$2" "$T/$3"
+}
+
+replay_cpus 0 "$T/one.trace" pinned
+clones=$(grep -c clone "$T/pinned.strace" || true)
+[ "$clones" = 0 ] ||
+	fail "on one CPU the replay of one thread started $clones threads: $(cat "$T/pinned.strace")"
+[ "$(json_get "$T/pinned.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
+	fail "on one CPU: $(json_get "$T/pinned.json" 'j["runs"][0]["divergence"]')"
+tree_state "$T/pinned" >"$T/pinned.tree"
+expect_grep "$T/pinned.tree" "b f 644 size=4096 nlink=1 user.tag:5"
+[ ! -e "$T/pinned/old" ] || fail "on one CPU: 'old' was not unlinked"
+
+if [ "$(nproc)" -ge 2 ]; then
+	replay_cpus all "$T/one.trace" any
+	grep -q clone "$T/any.strace" ||
+		fail "on $(nproc) CPUs the replay ran the operations in the dispatcher"
+	tree_state "$T/any" >"$T/any.tree"
+	cmp -s "$T/pinned.tree" "$T/any.tree" ||
+		fail "the trees differ: one CPU: $(cat "$T/pinned.tree"); any: $(cat "$T/any.tree")"
+	for k in ops bytes_read bytes_written divergences handles_left_open; do
+		[ "$(json_get "$T/pinned.json" "j['runs'][0]['$k']")" = \
+			"$(json_get "$T/any.json" "j['runs'][0]['$k']")" ] ||
+			fail "$k differs between one CPU and any"
+	done
+fi
+
+# Two threads: A's open of the FIFO for reading lasts until B's open of it
+# for writing (recorded within it). Run by the dispatcher alone, A's open
+# would wait forever.
+cat >"$T/fifo.jsonl" <<'J'
+{"fstap":"trace","version":"1.0","metadata":{"note":"t2176 two threads"}}
+{"op":"state_inode","obj":1,"mode":16877,"nlink":2,"ino":2}
+{"op":"state_dentry","obj":1,"name":"fifo","child":2}
+{"op":"state_inode","obj":2,"mode":4516,"nlink":1,"ino":10}
+{"op":"open","t":1000,"dur":2200,"tid":1,"pid":1,"obj":2,"flags":0,"fh":1}
+{"op":"open","t":3000,"dur":100,"tid":2,"pid":1,"obj":2,"flags":1,"fh":2}
+{"op":"release","t":4000,"dur":100,"tid":2,"pid":1,"obj":2,"fh":2}
+{"op":"release","t":4300,"dur":100,"tid":1,"pid":1,"obj":2,"fh":1}
+{"op":"footer","t":5000}
+J
+expect_exit 0 "$FSTAP" import -o "$T/fifo.trace" "$T/fifo.jsonl"
+rm -rf "$T/f" && mkdir "$T/f" && mkfifo -m 644 "$T/f/fifo"
+expect_exit 0 timeout 60 taskset -c 0 "$FSTAP" replay --pace=afap --json="$T/f.json" \
+	"$T/fifo.trace" "$T/f"
+[ "$(json_get "$T/f.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
+	fail "the FIFO on one CPU: $(json_get "$T/f.json" 'j["runs"][0]["divergence"]')"
+
+finish
