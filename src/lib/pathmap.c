@@ -39,7 +39,7 @@ void fstap_pathmap_free(struct fstap_pathmap *pm)
 	if (!pm)
 		return;
 	for (i = 0; i < pm->nnames; i++)
-		free(pm->names[i].name);
+		pm_free_name(&pm->names[i]);
 	free(pm->names);
 	free(pm->nodes);
 	free(pm->by_obj);
@@ -73,7 +73,7 @@ int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *p
 		return -ENOENT;
 	n = &pm->names[pm->nodes[ni].names - 1];
 	*parent = n->parent;
-	*name = (struct fstap_bytes){ (const uint8_t *)n->name, n->name_len };
+	*name = (struct fstap_bytes){ (const uint8_t *)pm_name_str(n), n->name_len };
 	return n->linked;
 }
 
@@ -254,7 +254,7 @@ static long build(const struct fstap_pathmap *pm, uint64_t obj, char *buf, size_
 		if (n->name_len + 1 > end || ++depth > 65536)
 			return -1;
 		end -= n->name_len;
-		memcpy(buf + end, n->name, n->name_len);
+		memcpy(buf + end, pm_name_str(n), n->name_len);
 		buf[--end] = '/';
 		obj = n->parent;
 	}

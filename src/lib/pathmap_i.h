@@ -20,10 +20,15 @@
 #include "fstap/pathmap.h"
 #include "fstap/util.h"
 
+#define PM_INLINE 16	/* a name shorter than this is kept in its pm_name */
+
 struct pm_name {
 	uint64_t obj;
 	uint64_t parent;
-	char *name;		/* owned, NUL-terminated */
+	union {			/* NUL-terminated: pm_name_str */
+		char *heap;		/* name_len >= PM_INLINE: owned */
+		char inl[PM_INLINE];	/* shorter */
+	};
 	uint32_t name_len;
 	uint32_t next;		/* the object's next name, or the next free one: index + 1 */
 	bool linked;		/* in the entry table; false: the last name, removed */
@@ -88,10 +93,16 @@ static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj
 	}
 }
 
+static inline const char *pm_name_str(const struct pm_name *n)
+{
+	return n->name_len < PM_INLINE ? n->inl : n->heap;
+}
+
 static inline bool pm_name_is(const struct pm_name *n, uint64_t parent, const uint8_t *name,
 			      uint32_t len)
 {
-	return n->parent == parent && n->name_len == len && (!len || !memcmp(n->name, name, len));
+	return n->parent == parent && n->name_len == len &&
+	       (!len || !memcmp(pm_name_str(n), name, len));
 }
 
 /* The slot of the entry (parent, name), or -1. */
@@ -121,6 +132,10 @@ static inline uint32_t pm_find_entry(const struct fstap_pathmap *pm, uint64_t pa
 
 /* ---- the store of nodes and names (pathmap_table.c) ---------------------- */
 
+/* Sets n's name (its old one freed) to a copy of name. 0 or -ENOMEM (n unchanged). */
+int pm_set_name(struct pm_name *n, struct fstap_bytes name);
+/* Frees n's name; it is empty again. */
+void pm_free_name(struct pm_name *n);
 /* Room in both tables for two more nodes (an object and its directory) and one more name. */
 int pm_ensure_room(struct fstap_pathmap *pm);
 /* The node of obj, made if new (the tables have room: pm_ensure_room); PM_NONE on ENOMEM. */

@@ -24,7 +24,7 @@ static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
 	struct pm_name *n = &pm->names[idx];
 	size_t mask = pm->nslots - 1;
-	size_t i = fstap_hash_bytes(n->parent, n->name, n->name_len) & mask;
+	size_t i = fstap_hash_bytes(n->parent, pm_name_str(n), n->name_len) & mask;
 
 	while (pm->by_entry[i] && pm->by_entry[i] != PM_TOMB)
 		i = (i + 1) & mask;
@@ -39,7 +39,7 @@ static void remove_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 
 	if (!n->linked)
 		return;
-	s = pm_find_entry_slot(pm, n->parent, (const uint8_t *)n->name, n->name_len);
+	s = pm_find_entry_slot(pm, n->parent, (const uint8_t *)pm_name_str(n), n->name_len);
 	if (s >= 0) {
 		pm->by_entry[s] = PM_TOMB;
 		pm->ntomb++;
@@ -180,7 +180,7 @@ static void release_name(struct fstap_pathmap *pm, uint32_t idx)
 	struct pm_name *n = &pm->names[idx];
 
 	count_kid(pm, n->parent, -1);
-	free(n->name);
+	pm_free_name(n);
 	memset(n, 0, sizeof(*n));
 	n->next = pm->free_names;
 	pm->free_names = idx + 1;
@@ -256,22 +256,44 @@ static void mark_dir(struct fstap_pathmap *pm, uint64_t obj)
 		pm->nodes[ni].dir = true;
 }
 
-static char *copy_name(struct fstap_bytes name)
+int pm_set_name(struct pm_name *n, struct fstap_bytes name)
 {
-	char *copy = malloc(name.len + 1);
+	char *p = n->inl;
 
-	if (copy && name.len)
-		memcpy(copy, name.ptr, name.len);
-	if (copy)
-		copy[name.len] = '\0';
-	return copy;
+	if (name.len >= PM_INLINE && !(p = malloc(name.len + 1)))
+		return -ENOMEM;
+	pm_free_name(n);
+	if (name.len)
+		memcpy(p, name.ptr, name.len);
+	p[name.len] = '\0';
+	if (name.len >= PM_INLINE)
+		n->heap = p;
+	n->name_len = name.len;
+	return 0;
+}
+
+void pm_free_name(struct pm_name *n)
+{
+	if (n->name_len >= PM_INLINE)
+		free(n->heap);
+	n->name_len = 0;
+	n->inl[0] = '\0';
+}
+
+/* Moves the name of src (which is left empty) into dst (whose own is freed). */
+static void take_name(struct pm_name *dst, struct pm_name *src)
+{
+	pm_free_name(dst);
+	memcpy(dst->inl, src->inl, PM_INLINE);
+	dst->name_len = src->name_len;
+	src->name_len = 0;
 }
 
 int pm_add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 		struct fstap_bytes name, enum pm_place place, bool dir)
 {
+	struct pm_name copy = { .obj = obj, .parent = parent };
 	uint32_t old, ni, idx;
-	char *copy;
 
 	if (!obj || obj == FSTAP_ROOT_OBJ)
 		return 0;
@@ -287,16 +309,15 @@ int pm_add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 	}
 	if (old != PM_NONE)
 		pm_drop_name(pm, old);
-	if (pm_ensure_room(pm) || !(copy = copy_name(name)))
+	if (pm_ensure_room(pm) || pm_set_name(&copy, name))
 		return -ENOMEM;
 	if ((ni = pm_get_node(pm, obj)) == PM_NONE || (idx = alloc_name(pm)) == PM_NONE) {
-		free(copy);
+		pm_free_name(&copy);
 		return -ENOMEM;
 	}
 	pm->nodes[ni].dir |= dir;
 	pm_drop_names(pm, ni, pm->nodes[ni].dir);
-	pm->names[idx] = (struct pm_name){ .obj = obj, .parent = parent, .name = copy,
-					   .name_len = name.len };
+	pm->names[idx] = copy;
 	insert_entry_slot(pm, idx);
 	list_add(pm, &pm->nodes[ni], idx, place);
 	count_kid(pm, parent, 1);
@@ -306,16 +327,14 @@ int pm_add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 
 int pm_move_name(struct fstap_pathmap *pm, uint32_t idx, uint64_t parent, struct fstap_bytes name)
 {
-	char *copy;
+	struct pm_name copy = { 0 };
 
-	if (pm_ensure_room(pm) || !(copy = copy_name(name)))
+	if (pm_ensure_room(pm) || pm_set_name(&copy, name))
 		return -ENOMEM;
 	count_kid(pm, parent, 1);
 	count_kid(pm, pm->names[idx].parent, -1);
 	remove_entry_slot(pm, idx);
-	free(pm->names[idx].name);
-	pm->names[idx].name = copy;
-	pm->names[idx].name_len = name.len;
+	take_name(&pm->names[idx], &copy);
 	pm->names[idx].parent = parent;
 	insert_entry_slot(pm, idx);
 	pm->nodes[pm_find_node(pm, pm->names[idx].obj)].renamed = true;
@@ -326,18 +345,15 @@ int pm_move_name(struct fstap_pathmap *pm, uint32_t idx, uint64_t parent, struct
 void pm_swap_names(struct fstap_pathmap *pm, uint32_t a, uint32_t b)
 {
 	struct pm_name *x = &pm->names[a], *y = &pm->names[b];
-	uint64_t parent = x->parent;
-	char *name = x->name;
-	uint32_t len = x->name_len;
+	struct pm_name t = { .parent = x->parent };
 
 	remove_entry_slot(pm, a);
 	remove_entry_slot(pm, b);
+	take_name(&t, x);
 	x->parent = y->parent;
-	x->name = y->name;
-	x->name_len = y->name_len;
-	y->parent = parent;
-	y->name = name;
-	y->name_len = len;
+	take_name(x, y);
+	y->parent = t.parent;
+	take_name(y, &t);
 	insert_entry_slot(pm, a);
 	insert_entry_slot(pm, b);
 	pm->nodes[pm_find_node(pm, x->obj)].renamed = true;

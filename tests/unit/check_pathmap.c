@@ -5,7 +5,8 @@
  * and a hostile parent loop. Objects with several names: every name is
  * kept, the path follows the name a request went through and moves to a
  * surviving name when one is removed. Dead objects (no name, no open
- * handle, nothing in them) are forgotten after the grace period.
+ * handle, nothing in them) are forgotten after the grace period. Names
+ * short and long (kept inline or not) through creates, renames and exchanges.
  */
 #include <check.h>
 #include <errno.h>
@@ -283,6 +284,40 @@ START_TEST(test_names_rename_exchange)
 }
 END_TEST
 
+/* Names of 0 to 40 bytes: moved, exchanged with shorter and longer ones, looked up. */
+START_TEST(test_names_of_every_length)
+{
+	char a[48], b[48], want[128];
+	size_t n;
+
+	for (n = 1; n <= 40; n++) {
+		memset(a, 'a', n);
+		a[n] = 0;
+		memset(b, 'b', 41 - n);
+		b[41 - n] = 0;
+		apply(FSTAP_OP_CREATE, 1, a, 10 + n, 0, NULL, 0);
+		apply(FSTAP_OP_MKDIR, 1, b, 100 + n, 0, NULL, 0);
+		snprintf(want, sizeof(want), "/%s", a);
+		ck_assert_str_eq(path(10 + n), want);
+		/* a moves into b under a new name, then trades places with b */
+		apply(FSTAP_OP_RENAME, 1, a, 0, 100 + n, b, 0);
+		snprintf(want, sizeof(want), "/%s/%s", b, b);
+		ck_assert_str_eq(path(10 + n), want);
+		apply(FSTAP_OP_RENAME, 1, b, 0, 100 + n, b, 2 /* RENAME_EXCHANGE */);
+		snprintf(want, sizeof(want), "/%s", b);
+		ck_assert_str_eq(path(10 + n), want);
+		ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B(b)), 10 + n);
+		ck_assert_uint_eq(fstap_pathmap_lookup(pm, 100 + n, B(b)), 100 + n);
+		apply(FSTAP_OP_RENAME, 1, b, 0, 1, a, 0);
+		ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B(a)), 10 + n);
+		ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B(b)), 0);
+		snprintf(want, sizeof(want), "/%s", a);
+		ck_assert_str_eq(path(10 + n), want);
+	}
+	ck_assert_int_eq(fstap_pathmap_entry_path(pm, 1, B(""), buf, sizeof(buf)), 1);
+}
+END_TEST
+
 START_TEST(test_names_readdir_second_names)
 {
 	struct fstap_dirent ents[3] = {
@@ -400,6 +435,7 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(names, test_names_unlink_all);
 	tcase_add_test(names, test_names_initial_hard_links);
 	tcase_add_test(names, test_names_rename_exchange);
+	tcase_add_test(names, test_names_of_every_length);
 	tcase_add_test(names, test_names_readdir_second_names);
 	tcase_add_test(limits, test_pathmap_many_objects_and_loops);
 	tcase_add_test(limits, test_dead_objects_are_forgotten);
