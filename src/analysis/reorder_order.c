@@ -25,18 +25,10 @@
 
 #include "analysis/reorder_i.h"
 #include "fstap/pathmap.h"
+#include "fstap/util.h"
 
 const char *const an_order_names[AN_BY_NR] = { "readdir", "name", "inode", "random",
 						"target-readdir" };
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* Stable order of groups: unknown keys last, then by original place. */
 static int cmp_grp(const void *a, const void *b, void *arg)
@@ -130,7 +122,7 @@ static int shuffle_run(struct plan *p, struct prun *r, struct grp ***out)
 	memcpy(order, r->g, r->ng * sizeof(*order));
 	if (p->by == AN_BY_RANDOM) {
 		for (k = r->ng - 1; k > 0; k--) {
-			size_t j = (size_t)(splitmix(&p->rng) % (k + 1));
+			size_t j = (size_t)(fstap_splitmix64(&p->rng) % (k + 1));
 			struct grp *t = order[k];
 
 			order[k] = order[j];
