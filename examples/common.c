@@ -1,4 +1,6 @@
-/* common.c: the shared part of the example workloads (see common.h). */
+/* common.c: the shared part of the example workloads (see common.h): errors,
+ * counters, the PRNG, the command line, paths, memory, threads, time and the
+ * summary; the system-call wrappers are in common_sys.c. */
 #include "common.h"
 
 #include <dirent.h>
@@ -307,10 +309,129 @@ enum { OPT_SIZE = 1000, OPT_HELP, OPT_PHASE_BASE = 1100, OPT_PROG_BASE = 1200 };
 /* --size values, in enum ex_size order. */
 static const char *const size_names[] = { "small", "medium", "large", NULL };
 
+/* The long options: the common ones, one a phase, one a program option. */
+static void make_longopts(const struct ex_prog *p, int nphases, struct option *longopts,
+			  size_t cap)
+{
+	size_t nl = 0;
+
+	longopts[nl++] = (struct option){ "size", required_argument, NULL, OPT_SIZE };
+	longopts[nl++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	longopts[nl++] = (struct option){ "dir", required_argument, NULL, 'd' };
+	longopts[nl++] = (struct option){ "threads", required_argument, NULL, 't' };
+	longopts[nl++] = (struct option){ "count", required_argument, NULL, 'n' };
+	longopts[nl++] = (struct option){ "seed", required_argument, NULL, 's' };
+	longopts[nl++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	for (int i = 0; i < nphases; i++)
+		longopts[nl++] = (struct option){ p->phases[i], no_argument, NULL, OPT_PHASE_BASE + i };
+	for (int i = 0; p->options && p->options[i].name; i++) {
+		const struct ex_option *o = &p->options[i];
+		int has_arg = o->type == EX_VALUE_FLAG ? no_argument : required_argument;
+
+		if (nl >= cap - 1)
+			ex_die("internal: too many options");
+		longopts[nl++] = (struct option){ o->name, has_arg, NULL, OPT_PROG_BASE + i };
+	}
+	longopts[nl] = (struct option){ 0, 0, 0, 0 };
+}
+
+/* -s SEED: an unsigned number; exits 2 on anything else. */
+static void parse_seed(const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long long s = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || arg[0] == '-') {
+		ex_usage_error("-s: '%s' is not a seed (an unsigned number)", arg);
+		exit(2);
+	}
+	ex.seed = s;
+}
+
+/* Applies one of the options every program has (its value in optarg):
+ * false if c is not one. Exits after --help (0) and on an error (2). */
+static bool common_option(const struct ex_prog *p, int c, char **argv)
+{
+	long v;
+
+	switch (c) {
+	case 'd':
+		if (!*optarg) {
+			ex_usage_error("-d: empty directory name");
+			exit(2);
+		}
+		ex.dir = optarg;
+		return true;
+	case 't':
+		if (ex_parse_long("-t", optarg, 1, 1024, &v))
+			exit(2);
+		ex.threads = (int)v;
+		ex.threads_set = true;
+		return true;
+	case 'n':
+		if (ex_parse_long("-n", optarg, 1, 1000000000L, &v))
+			exit(2);
+		ex.count = v;
+		ex.count_set = true;
+		return true;
+	case 's':
+		parse_seed(optarg);
+		return true;
+	case 'v':
+		ex.verbose = true;
+		return true;
+	case 'h':
+	case OPT_HELP:
+		usage(stdout);
+		fputs(p->help, stdout);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "%s: error: cannot write to standard output\n", ex_progname);
+			exit(1);
+		}
+		exit(0);
+	case OPT_SIZE: {
+		int size = 0;
+		if (ex_parse_choice("--size", optarg, size_names, &size))
+			exit(2);
+		ex.size = (enum ex_size)size;
+		return true;
+	}
+	case ':':
+		if (optopt > 0 && optopt < 128)
+			ex_usage_error("option '-%c' needs a value", optopt);
+		else
+			ex_usage_error("option '%s' needs a value", argv[optind - 1]);
+		exit(2);
+	case '?':
+		if (optopt > 0 && optopt < 128)
+			ex_usage_error("unknown option '-%c'", optopt);
+		else
+			ex_usage_error("unknown option '%s'", argv[optind - 1]);
+		exit(2);
+	}
+	return false;
+}
+
+/* The phases named as arguments after the options, else the program's default ones. */
+static void phase_args(const struct ex_prog *p, int argc, char **argv)
+{
+	for (int i = optind; i < argc; i++) {
+		int k = phase_index(argv[i]);
+		if (k < 0) {
+			char list[512];
+			join_names(list, sizeof list, p->phases, ", ");
+			ex_usage_error("'%s' is not a phase (phases: %s)", argv[i], list);
+			exit(2);
+		}
+		ex.phases |= 1u << k;
+	}
+	if (!ex.phases)
+		ex.phases = p->default_phases;
+}
+
 void ex_parse(const struct ex_prog *p, int argc, char **argv)
 {
 	struct option longopts[64];
-	size_t nl = 0;
 	int nphases = 0;
 	/* Program options are buffered so that they apply after --size. */
 	struct { const struct ex_option *option; const char *arg; } pending[128];
@@ -328,121 +449,27 @@ void ex_parse(const struct ex_prog *p, int argc, char **argv)
 
 	while (p->phases[nphases])
 		nphases++;
-	longopts[nl++] = (struct option){ "size", required_argument, NULL, OPT_SIZE };
-	longopts[nl++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
-	longopts[nl++] = (struct option){ "dir", required_argument, NULL, 'd' };
-	longopts[nl++] = (struct option){ "threads", required_argument, NULL, 't' };
-	longopts[nl++] = (struct option){ "count", required_argument, NULL, 'n' };
-	longopts[nl++] = (struct option){ "seed", required_argument, NULL, 's' };
-	longopts[nl++] = (struct option){ "verbose", no_argument, NULL, 'v' };
-	for (int i = 0; i < nphases; i++)
-		longopts[nl++] = (struct option){ p->phases[i], no_argument, NULL, OPT_PHASE_BASE + i };
-	for (int i = 0; p->options && p->options[i].name; i++) {
-		const struct ex_option *o = &p->options[i];
-		int has_arg = o->type == EX_VALUE_FLAG ? no_argument : required_argument;
-
-		if (nl >= sizeof longopts / sizeof longopts[0] - 1)
-			ex_die("internal: too many options");
-		longopts[nl++] = (struct option){ o->name, has_arg, NULL, OPT_PROG_BASE + i };
-	}
-	longopts[nl] = (struct option){ 0, 0, 0, 0 };
-
+	make_longopts(p, nphases, longopts, sizeof longopts / sizeof longopts[0]);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:t:n:s:vh", longopts, NULL)) != -1) {
-		long v;
-
-		switch (c) {
-		case 'd':
-			if (!*optarg) {
-				ex_usage_error("-d: empty directory name");
+		if (common_option(p, c, argv))
+			continue;
+		if (c >= OPT_PHASE_BASE && c < OPT_PHASE_BASE + nphases) {
+			ex.phases |= 1u << (c - OPT_PHASE_BASE);
+		} else if (c >= OPT_PROG_BASE) {
+			if (npending >= sizeof pending / sizeof pending[0]) {
+				ex_usage_error("too many options");
 				exit(2);
 			}
-			ex.dir = optarg;
-			break;
-		case 't':
-			if (ex_parse_long("-t", optarg, 1, 1024, &v))
-				exit(2);
-			ex.threads = (int)v;
-			ex.threads_set = true;
-			break;
-		case 'n':
-			if (ex_parse_long("-n", optarg, 1, 1000000000L, &v))
-				exit(2);
-			ex.count = v;
-			ex.count_set = true;
-			break;
-		case 's': {
-			char *end;
-			errno = 0;
-			unsigned long long s = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				ex_usage_error("-s: '%s' is not a seed (an unsigned number)", optarg);
-				exit(2);
-			}
-			ex.seed = s;
-			break;
-		}
-		case 'v':
-			ex.verbose = true;
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage(stdout);
-			fputs(p->help, stdout);
-			if (fflush(stdout) || ferror(stdout)) {
-				fprintf(stderr, "%s: error: cannot write to standard output\n", ex_progname);
-				exit(1);
-			}
-			exit(0);
-		case OPT_SIZE: {
-			int size;
-			if (ex_parse_choice("--size", optarg, size_names, &size))
-				exit(2);
-			ex.size = (enum ex_size)size;
-			break;
-		}
-		case ':':
-			if (optopt > 0 && optopt < 128)
-				ex_usage_error("option '-%c' needs a value", optopt);
-			else
-				ex_usage_error("option '%s' needs a value", argv[optind - 1]);
+			pending[npending].option = &p->options[c - OPT_PROG_BASE];
+			pending[npending].arg = optarg;
+			npending++;
+		} else {
+			ex_usage_error("unknown option");
 			exit(2);
-		case '?':
-			if (optopt > 0 && optopt < 128)
-				ex_usage_error("unknown option '-%c'", optopt);
-			else
-				ex_usage_error("unknown option '%s'", argv[optind - 1]);
-			exit(2);
-		default:
-			if (c >= OPT_PHASE_BASE && c < OPT_PHASE_BASE + nphases) {
-				ex.phases |= 1u << (c - OPT_PHASE_BASE);
-			} else if (c >= OPT_PROG_BASE) {
-				if (npending >= sizeof pending / sizeof pending[0]) {
-					ex_usage_error("too many options");
-					exit(2);
-				}
-				pending[npending].option = &p->options[c - OPT_PROG_BASE];
-				pending[npending].arg = optarg;
-				npending++;
-			} else {
-				ex_usage_error("unknown option");
-				exit(2);
-			}
-			break;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		int k = phase_index(argv[i]);
-		if (k < 0) {
-			char list[512];
-			join_names(list, sizeof list, p->phases, ", ");
-			ex_usage_error("'%s' is not a phase (phases: %s)", argv[i], list);
-			exit(2);
-		}
-		ex.phases |= 1u << k;
-	}
-	if (!ex.phases)
-		ex.phases = p->default_phases;
+	phase_args(p, argc, argv);
 
 	if (p->apply_size)
 		p->apply_size(ex.size);
@@ -509,305 +536,6 @@ double ex_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* ---- system calls ---- */
-bool x_mkdir(struct ex_stats *st, const char *path, mode_t mode, bool may_exist)
-{
-	st->ops[OP_MKDIR]++;
-	if (mkdir(path, mode) == 0)
-		return true;
-	if (errno == EEXIST && may_exist) {
-		struct stat sb;
-		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-			return false;
-		errno = EEXIST;
-	}
-	if (errno == EEXIST && !may_exist)
-		ex_die("mkdir '%s': %s (left by an earlier run? run the cleanup phase first)", path,
-		       strerror(errno));
-	ex_die("mkdir '%s': %s", path, strerror(errno));
-}
-
-void x_rmdir(struct ex_stats *st, const char *path)
-{
-	st->ops[OP_RMDIR]++;
-	if (rmdir(path) != 0)
-		ex_die("rmdir '%s': %s", path, strerror(errno));
-}
-
-bool x_rmdir_if_exists(struct ex_stats *st, const char *path)
-{
-	st->ops[OP_RMDIR]++;
-	if (rmdir(path) == 0)
-		return true;
-	if (errno == ENOENT)
-		return false;
-	ex_die("rmdir '%s': %s", path, strerror(errno));
-}
-
-int x_open(struct ex_stats *st, const char *path, int flags, mode_t mode)
-{
-	int fd;
-
-	st->ops[(flags & O_CREAT) ? OP_CREATE : OP_OPEN]++;
-	do
-		fd = open(path, flags | O_CLOEXEC, mode);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		ex_die("open '%s': %s", path, strerror(errno));
-	return fd;
-}
-
-void x_close(struct ex_stats *st, int fd, const char *path)
-{
-	st->ops[OP_CLOSE]++;
-	/* On Linux the descriptor is gone even if close fails (EINTR too), so
-	 * never retry; an error is a real write-back error (NFS, FUSE). */
-	if (close(fd) != 0)
-		ex_die("close '%s': %s", path, strerror(errno));
-}
-
-size_t x_read(struct ex_stats *st, int fd, void *buf, size_t len, const char *path)
-{
-	ssize_t n;
-
-	do {
-		st->ops[OP_READ]++;
-		n = read(fd, buf, len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		ex_die("read '%s': %s", path, strerror(errno));
-	st->bytes_read += (uint64_t)n;
-	return (size_t)n;
-}
-
-size_t x_pread_full(struct ex_stats *st, int fd, void *buf, size_t len, off_t off, const char *path)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n;
-		st->ops[OP_READ]++;
-		n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			ex_die("pread '%s' at %lld: %s", path, (long long)(off + (off_t)done), strerror(errno));
-		if (n == 0)
-			break;
-		done += (size_t)n;
-		st->bytes_read += (uint64_t)n;
-	}
-	return done;
-}
-
-uint64_t x_read_all(struct ex_stats *st, int fd, void *buf, size_t bufsize, const char *path)
-{
-	uint64_t total = 0;
-	size_t n;
-
-	while ((n = x_read(st, fd, buf, bufsize, path)) > 0)
-		total += n;
-	return total;
-}
-
-void x_write_full(struct ex_stats *st, int fd, const void *buf, size_t len, const char *path)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n;
-		st->ops[OP_WRITE]++;
-		n = write(fd, (const char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			ex_die("write '%s': %s", path, strerror(errno));
-		if (n == 0)
-			ex_die("write '%s': wrote nothing", path);
-		done += (size_t)n;
-		st->bytes_written += (uint64_t)n;
-	}
-}
-
-void x_pwrite_full(struct ex_stats *st, int fd, const void *buf, size_t len, off_t off, const char *path)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n;
-		st->ops[OP_WRITE]++;
-		n = pwrite(fd, (const char *)buf + done, len - done, off + (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			ex_die("pwrite '%s' at %lld: %s", path, (long long)(off + (off_t)done), strerror(errno));
-		if (n == 0)
-			ex_die("pwrite '%s': wrote nothing", path);
-		done += (size_t)n;
-		st->bytes_written += (uint64_t)n;
-	}
-}
-
-void x_stat(struct ex_stats *st, const char *path, struct stat *sb)
-{
-	st->ops[OP_STAT]++;
-	if (stat(path, sb) != 0)
-		ex_die("stat '%s': %s", path, strerror(errno));
-}
-
-void x_fstat(struct ex_stats *st, int fd, struct stat *sb, const char *path)
-{
-	st->ops[OP_STAT]++;
-	if (fstat(fd, sb) != 0)
-		ex_die("fstat '%s': %s", path, strerror(errno));
-}
-
-void x_unlink(struct ex_stats *st, const char *path)
-{
-	st->ops[OP_UNLINK]++;
-	if (unlink(path) != 0)
-		ex_die("unlink '%s': %s", path, strerror(errno));
-}
-
-bool x_exists(struct ex_stats *st, const char *path)
-{
-	struct stat sb;
-
-	st->ops[OP_STAT]++;
-	if (stat(path, &sb) == 0)
-		return true;
-	if (errno == ENOENT)
-		return false;
-	ex_die("stat '%s': %s", path, strerror(errno));
-}
-
-bool x_unlink_if_exists(struct ex_stats *st, const char *path)
-{
-	st->ops[OP_UNLINK]++;
-	if (unlink(path) == 0)
-		return true;
-	if (errno == ENOENT)
-		return false;
-	ex_die("unlink '%s': %s", path, strerror(errno));
-}
-
-void x_rename(struct ex_stats *st, const char *from, const char *to)
-{
-	st->ops[OP_RENAME]++;
-	if (rename(from, to) != 0)
-		ex_die("rename '%s' to '%s': %s", from, to, strerror(errno));
-}
-
-void x_fsync(struct ex_stats *st, int fd, const char *path)
-{
-	st->ops[OP_FSYNC]++;
-	if (fsync(fd) != 0)
-		ex_die("fsync '%s': %s", path, strerror(errno));
-}
-
-void x_fdatasync(struct ex_stats *st, int fd, const char *path)
-{
-	st->ops[OP_FDATASYNC]++;
-	if (fdatasync(fd) != 0)
-		ex_die("fdatasync '%s': %s", path, strerror(errno));
-}
-
-static void xattr_die(const char *what, const char *path, const char *name)
-{
-	int e = errno;
-
-	if (e == ENOTSUP)
-		ex_die("%s '%s' on '%s': %s (the file system under -d does not support user "
-		       "extended attributes)", what, name, path, strerror(e));
-	ex_die("%s '%s' on '%s': %s", what, name, path, strerror(e));
-}
-
-size_t x_getxattr(struct ex_stats *st, const char *path, const char *name, void *buf, size_t len)
-{
-	ssize_t n;
-
-	st->ops[OP_GETXATTR]++;
-	n = getxattr(path, name, buf, len);
-	if (n < 0)
-		xattr_die("getxattr", path, name);
-	return (size_t)n;
-}
-
-size_t x_fgetxattr(struct ex_stats *st, int fd, const char *name, void *buf, size_t len, const char *path)
-{
-	ssize_t n;
-
-	st->ops[OP_GETXATTR]++;
-	n = fgetxattr(fd, name, buf, len);
-	if (n < 0)
-		xattr_die("fgetxattr", path, name);
-	return (size_t)n;
-}
-
-void x_setxattr(struct ex_stats *st, const char *path, const char *name, const void *val, size_t len)
-{
-	st->ops[OP_SETXATTR]++;
-	if (setxattr(path, name, val, len, 0) != 0)
-		xattr_die("setxattr", path, name);
-}
-
-void x_fsetxattr(struct ex_stats *st, int fd, const char *name, const void *val, size_t len, const char *path)
-{
-	st->ops[OP_SETXATTR]++;
-	if (fsetxattr(fd, name, val, len, 0) != 0)
-		xattr_die("fsetxattr", path, name);
-}
-
-char **ex_list_dir(struct ex_stats *st, const char *path, size_t *n)
-{
-	DIR *d;
-	struct dirent *de;
-	size_t cap = 64, len = 0;
-	char **names;
-
-	st->ops[OP_OPENDIR]++;
-	d = opendir(path);
-	if (!d)
-		ex_die("opendir '%s': %s", path, strerror(errno));
-	names = ex_malloc(cap * sizeof *names);
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				ex_die("readdir '%s': %s", path, strerror(errno));
-			break;
-		}
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		st->ops[OP_READDIR]++;
-		if (len == cap) {
-			char **nn;
-			cap *= 2;
-			nn = realloc(names, cap * sizeof *names);
-			if (!nn)
-				ex_die("out of memory listing '%s'", path);
-			names = nn;
-		}
-		names[len] = strdup(de->d_name);
-		if (!names[len])
-			ex_die("out of memory listing '%s'", path);
-		len++;
-	}
-	st->ops[OP_CLOSEDIR]++;
-	if (closedir(d) != 0)
-		ex_die("closedir '%s': %s", path, strerror(errno));
-	*n = len;
-	return names;
-}
-
-void ex_free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* ---- output ---- */

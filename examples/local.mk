@@ -1,7 +1,7 @@
 # examples/: runnable workloads that imitate the field's classic cases (see
 # examples/README.md). Built with `make` (not installed): C programs using
 # only libc and pthreads, sharing examples/common.{h,c}.
-EXAMPLES_COMMON = examples/common.h examples/common.c
+EXAMPLES_COMMON = examples/common.h examples/common.c examples/common_sys.c
 noinst_PROGRAMS += \
 	examples/news-spool \
 	examples/index-update \

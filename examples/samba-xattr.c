@@ -110,6 +110,9 @@ struct client {
 	long created, renamed, deleted, listed;
 	long *own;  /* numbers of the client's live files */
 	long nown, next;
+	struct ex_rng rng;
+	unsigned char *buf;  /* max_file_size bytes of data to write */
+	unsigned char x[64]; /* DOS attributes, read or to set */
 };
 
 static void own_path(char *buf, const struct client *c, long num)
@@ -117,115 +120,170 @@ static void own_path(char *buf, const struct client *c, long num)
 	ex_path(buf, "%s/client%02d/new%06ld.doc", root, c->index, num);
 }
 
+/* stat storm: stat + get DOS attributes (of path, file f's) */
+static void stat_file(struct client *c, long f, char *path)
+{
+	struct stat sb;
+
+	file_path(path, f);
+	x_stat(&c->st, path, &sb);
+	x_getxattr(&c->st, path, XATTR, c->x, sizeof c->x);
+}
+
+/* open and read the whole file */
+static void read_file(struct client *c, long f)
+{
+	char path[EX_PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	file_path(path, f);
+	x_stat(&c->st, path, &sb);
+	fd = x_open(&c->st, path, O_RDONLY, 0);
+	x_fgetxattr(&c->st, fd, XATTR, c->x, sizeof c->x, path);
+	x_read_all(&c->st, fd, c->buf, (size_t)max_file_size, path);
+	x_close(&c->st, fd, path);
+}
+
+/* modify in place: the size never changes */
+static void modify_file(struct client *c, long f)
+{
+	char path[EX_PATH_MAX];
+	struct stat sb;
+	size_t len;
+	uint64_t off;
+	int fd;
+
+	file_path(path, f);
+	x_stat(&c->st, path, &sb);
+	fd = x_open(&c->st, path, O_RDWR, 0);
+	x_fgetxattr(&c->st, fd, XATTR, c->x, sizeof c->x, path);
+	len = sb.st_size < 4096 ? (size_t)sb.st_size : 4096;
+	off = ex_rng_below(&c->rng, (uint64_t)sb.st_size - len + 1);
+	x_pwrite_full(&c->st, fd, c->buf, len, (off_t)off, path);
+	x_fsetxattr(&c->st, fd, XATTR, c->x, dosattrib(&c->rng, c->x, 0x20), path);
+	x_close(&c->st, fd, path);
+}
+
+/* list a directory, stat + get DOS attributes of each entry */
+static void list_subdir(struct client *c, long f)
+{
+	char path[EX_PATH_MAX], dir[EX_PATH_MAX];
+	struct stat sb;
+	char **names;
+	size_t n;
+
+	subdir_path(dir, f % nsubdirs());
+	x_getxattr(&c->st, dir, XATTR, c->x, sizeof c->x);
+	names = ex_list_dir(&c->st, dir, &n);
+	for (size_t i = 0; i < n; i++) {
+		ex_path(path, "%s/%s", dir, names[i]);
+		x_stat(&c->st, path, &sb);
+		x_getxattr(&c->st, path, XATTR, c->x, sizeof c->x);
+	}
+	ex_free_names(names, n);
+	c->listed++;
+}
+
+/* create a new file: check it is absent, create, set DOS attributes, write */
+static void create_own(struct client *c)
+{
+	char path[EX_PATH_MAX];
+	long num = c->next++;
+	int fd;
+
+	own_path(path, c, num);
+	if (x_exists(&c->st, path))
+		ex_die("'%s' exists already", path);
+	fd = x_open(&c->st, path, O_RDWR | O_CREAT | O_EXCL, 0644);
+	x_fsetxattr(&c->st, fd, XATTR, c->x, dosattrib(&c->rng, c->x, 0x20), path);
+	x_write_full(&c->st, fd, c->buf, file_size(&c->rng), path);
+	x_close(&c->st, fd, path);
+	c->own[c->nown++] = num;
+	c->created++;
+}
+
+/* change attributes (hidden, read-only) of a shared file */
+static void change_attributes(struct client *c, long f)
+{
+	char path[EX_PATH_MAX];
+
+	stat_file(c, f, path);
+	x_setxattr(&c->st, path, XATTR, c->x, dosattrib(&c->rng, c->x, 0x21));
+}
+
+/* rename one of its files */
+static void rename_own(struct client *c)
+{
+	char path[EX_PATH_MAX], path2[EX_PATH_MAX];
+	long k = (long)ex_rng_below(&c->rng, (uint64_t)c->nown), num = c->next++;
+	struct stat sb;
+
+	own_path(path, c, c->own[k]);
+	own_path(path2, c, num);
+	x_stat(&c->st, path, &sb);
+	x_getxattr(&c->st, path, XATTR, c->x, sizeof c->x);
+	if (x_exists(&c->st, path2))
+		ex_die("'%s' exists already", path2);
+	x_rename(&c->st, path, path2);
+	c->own[k] = num;
+	c->renamed++;
+}
+
+/* delete one of its files (DOS attributes checked first) */
+static void delete_own(struct client *c)
+{
+	char path[EX_PATH_MAX];
+	long k = (long)ex_rng_below(&c->rng, (uint64_t)c->nown);
+	struct stat sb;
+
+	own_path(path, c, c->own[k]);
+	x_stat(&c->st, path, &sb);
+	x_getxattr(&c->st, path, XATTR, c->x, sizeof c->x);
+	x_unlink(&c->st, path);
+	c->own[k] = c->own[--c->nown];
+	c->deleted++;
+}
+
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
-	struct ex_rng rng;
-	char path[EX_PATH_MAX], path2[EX_PATH_MAX];
-	unsigned char x[64];
-	unsigned char *buf = ex_malloc((size_t)max_file_size);
-	struct stat sb;
+	char path[EX_PATH_MAX];
 
-	ex_rng_seed(&rng, ex.seed, 100 + (uint64_t)c->index);
-	ex_rng_fill(&rng, buf, (size_t)max_file_size);
+	c->buf = ex_malloc((size_t)max_file_size);
+	ex_rng_seed(&c->rng, ex.seed, 100 + (uint64_t)c->index);
+	ex_rng_fill(&c->rng, c->buf, (size_t)max_file_size);
 	c->own = ex_malloc((size_t)ex.count * sizeof *c->own);
 	ex_path(path, "%s/client%02d", root, c->index);
 	x_mkdir(&c->st, path, 0755, false);
-	x_setxattr(&c->st, path, XATTR, x, dosattrib(&rng, x, 0x10));
+	x_setxattr(&c->st, path, XATTR, c->x, dosattrib(&c->rng, c->x, 0x10));
 
 	for (long op = 0; op < ex.count; op++) {
-		unsigned w = (unsigned)ex_rng_below(&rng, 100);
-		long f = (long)ex_rng_below(&rng, (uint64_t)nfiles);
-		int fd;
+		unsigned w = (unsigned)ex_rng_below(&c->rng, 100);
+		long f = (long)ex_rng_below(&c->rng, (uint64_t)nfiles);
 
 		/* Operations on the client's own files fall back to a create
 		 * when it has none. */
 		if (w >= 85 && c->nown == 0)
 			w = 80;
-		if (w < 30) {
-			/* stat storm: stat + get DOS attributes */
-			file_path(path, f);
-			x_stat(&c->st, path, &sb);
-			x_getxattr(&c->st, path, XATTR, x, sizeof x);
-		} else if (w < 55) {
-			/* open and read the whole file */
-			file_path(path, f);
-			x_stat(&c->st, path, &sb);
-			fd = x_open(&c->st, path, O_RDONLY, 0);
-			x_fgetxattr(&c->st, fd, XATTR, x, sizeof x, path);
-			x_read_all(&c->st, fd, buf, (size_t)max_file_size, path);
-			x_close(&c->st, fd, path);
-		} else if (w < 65) {
-			/* modify in place: the size never changes */
-			size_t len;
-			uint64_t off;
-			file_path(path, f);
-			x_stat(&c->st, path, &sb);
-			fd = x_open(&c->st, path, O_RDWR, 0);
-			x_fgetxattr(&c->st, fd, XATTR, x, sizeof x, path);
-			len = sb.st_size < 4096 ? (size_t)sb.st_size : 4096;
-			off = ex_rng_below(&rng, (uint64_t)sb.st_size - len + 1);
-			x_pwrite_full(&c->st, fd, buf, len, (off_t)off, path);
-			x_fsetxattr(&c->st, fd, XATTR, x, dosattrib(&rng, x, 0x20), path);
-			x_close(&c->st, fd, path);
-		} else if (w < 75) {
-			/* list a directory, stat + get DOS attributes of each entry */
-			size_t n;
-			char **names;
-			char dir[EX_PATH_MAX];
-			subdir_path(dir, f % nsubdirs());
-			x_getxattr(&c->st, dir, XATTR, x, sizeof x);
-			names = ex_list_dir(&c->st, dir, &n);
-			for (size_t i = 0; i < n; i++) {
-				ex_path(path, "%s/%s", dir, names[i]);
-				x_stat(&c->st, path, &sb);
-				x_getxattr(&c->st, path, XATTR, x, sizeof x);
-			}
-			ex_free_names(names, n);
-			c->listed++;
-		} else if (w < 85) {
-			/* create a new file: check it is absent, create, set DOS
-			 * attributes, write */
-			long num = c->next++;
-			own_path(path, c, num);
-			if (x_exists(&c->st, path))
-				ex_die("'%s' exists already", path);
-			fd = x_open(&c->st, path, O_RDWR | O_CREAT | O_EXCL, 0644);
-			x_fsetxattr(&c->st, fd, XATTR, x, dosattrib(&rng, x, 0x20), path);
-			x_write_full(&c->st, fd, buf, file_size(&rng), path);
-			x_close(&c->st, fd, path);
-			c->own[c->nown++] = num;
-			c->created++;
-		} else if (w < 90) {
-			/* change attributes (hidden, read-only) of a shared file */
-			file_path(path, f);
-			x_stat(&c->st, path, &sb);
-			x_getxattr(&c->st, path, XATTR, x, sizeof x);
-			x_setxattr(&c->st, path, XATTR, x, dosattrib(&rng, x, 0x21));
-		} else if (w < 95) {
-			/* rename one of its files */
-			long k = (long)ex_rng_below(&rng, (uint64_t)c->nown), num = c->next++;
-			own_path(path, c, c->own[k]);
-			own_path(path2, c, num);
-			x_stat(&c->st, path, &sb);
-			x_getxattr(&c->st, path, XATTR, x, sizeof x);
-			if (x_exists(&c->st, path2))
-				ex_die("'%s' exists already", path2);
-			x_rename(&c->st, path, path2);
-			c->own[k] = num;
-			c->renamed++;
-		} else {
-			/* delete one of its files (DOS attributes checked first) */
-			long k = (long)ex_rng_below(&rng, (uint64_t)c->nown);
-			own_path(path, c, c->own[k]);
-			x_stat(&c->st, path, &sb);
-			x_getxattr(&c->st, path, XATTR, x, sizeof x);
-			x_unlink(&c->st, path);
-			c->own[k] = c->own[--c->nown];
-			c->deleted++;
-		}
+		if (w < 30)
+			stat_file(c, f, path);
+		else if (w < 55)
+			read_file(c, f);
+		else if (w < 65)
+			modify_file(c, f);
+		else if (w < 75)
+			list_subdir(c, f);
+		else if (w < 85)
+			create_own(c);
+		else if (w < 90)
+			change_attributes(c, f);
+		else if (w < 95)
+			rename_own(c);
+		else
+			delete_own(c);
 	}
-	free(buf);
+	free(c->buf);
 	return NULL;
 }
 
