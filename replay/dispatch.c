@@ -110,6 +110,27 @@ static void count_rank_deps(struct run *r, const struct rp_task *t, const struct
 }
 
 /*
+ * t's recorded gap on w: from w's previous end (the run's start for its
+ * first op), or, paced with thread order (t waits for the other workers'
+ * ends before its start), from the end of a worker started in the gap
+ * that t's thread waited for (rp_pace_joined; t->joined: the worker
+ * counts it from its dependencies' end).
+ */
+static uint64_t recorded_gap(const struct run *r, struct rp_task *t, const struct rp_worker *w)
+{
+	uint64_t from = w->prev_end, start = t->rec.start_ns;
+	size_t i;
+
+	if (r->o->pace_pct && r->o->order == RP_ORDER_THREAD && w->wseq)
+		for (i = 0; i < r->nw; i++)
+			if (r->w[i] != w && r->w[i]->wseq)
+				from = rp_pace_joined(from, w->prev_end, start,
+						      r->w[i]->first_start, r->w[i]->prev_end);
+	t->joined = from != w->prev_end;
+	return start > from ? start - from : 0;
+}
+
+/*
  * Hands t to w: its number, its dependencies (--order), its recorded think
  * time, its worker's order; ns_gen is the namespace generation its paths
  * are from.
@@ -132,7 +153,9 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 	end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
 	if (!w->prev_end)
 		w->prev_end = r->origin;
-	t->gap_ns = t->rec.start_ns > w->prev_end ? t->rec.start_ns - w->prev_end : 0;
+	if (!w->wseq)
+		w->first_start = t->rec.start_ns;
+	t->gap_ns = recorded_gap(r, t, w);
 	if (r->native)
 		t->gap_ns = rp_native_gap(&r->rtt, t->gap_ns, ts->hidden_ns, t->rec.op);
 	ts->hidden_ns = 0;

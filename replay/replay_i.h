@@ -164,6 +164,16 @@ uint64_t rp_pace_scale(const struct rp_pace *p, uint64_t gap_ns);
  */
 uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev_done,
 		      uint64_t gap_ns, uint64_t *issued);
+/*
+ * Where the recorded gap before an op at start of a thread whose previous
+ * op ended at own_end counts from: from (own_end, or a later point found
+ * so far), or the end of another thread's latest op, last_end, if that
+ * thread's first op started after own_end (it was started in the gap) and
+ * it was idle at start (last_end <= start): the thread waited for it (a
+ * fork and join), it did not think.
+ */
+uint64_t rp_pace_joined(uint64_t from, uint64_t own_end, uint64_t start, uint64_t born,
+			uint64_t last_end);
 
 /*
  * --pace=native: the recorder's round trips (recorder.calibration of the
@@ -267,6 +277,7 @@ struct rp_task {
 	struct rp_task *race_prev, *race_next;	/* its object's staged operations */
 	bool device;			/* an open of a character or block device node */
 	bool made;			/* the replay's own (borrowed.c): not counted */
+	bool joined;			/* paced: gap_ns counts from its dependencies' end */
 	uint64_t recno;			/* its position in the trace file (every record counted) */
 	const char *comm;		/* its process's name (the divergence log only), or NULL */
 	uint32_t ndeps, capdeps;

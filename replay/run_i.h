@@ -47,6 +47,7 @@ struct rp_worker {
 	_Alignas(64) uint64_t wseq;	/* ops dispatched to it */
 	struct rp_task *inflight, *inflight_tail;	/* dispatched, not yet freed (dnext) */
 	uint64_t prev_end;	/* recorded end of its latest op, for the gaps */
+	uint64_t first_start;	/* recorded start of its first op (rp_pace_joined) */
 	struct ends_ring ends;	/* thread order: dispatched ops not yet ended */
 	uint64_t ended;		/* its last op ended at the current dispatch time */
 	uint64_t *known;	/* known[w]: what this worker already waits for */

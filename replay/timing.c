@@ -35,6 +35,16 @@
  * were waited for inside a system call: their durations and round trips
  * come off as well. The result is clamped at 0.
  *
+ * A thread that started other threads and waits for them to end (a join)
+ * has a recorded gap that is no think time: it holds the other threads'
+ * whole run, recorder and all. Paced, that gap would keep the recorded
+ * length whatever pace the other threads replay at (--pace=native, a
+ * faster target). So the gap counts from the latest end of a thread
+ * started in it and idle at the op's start (rp_pace_joined); with
+ * --order=thread the op waits for that end. A thread that thinks while
+ * one it started happens to be between two operations loses that think
+ * time.
+ *
  * Not here: where the gaps come from (dispatch.c computes them).
  */
 #include <errno.h>
@@ -96,6 +106,14 @@ uint64_t rp_pace_wait(struct rp_pace *p, const struct rp_clock *c, uint64_t prev
 	p->debt_ns = now >= target ? (int64_t)(now - target) : -(int64_t)(target - now);
 	*issued = now;
 	return now > ideal ? now - ideal : 0;
+}
+
+uint64_t rp_pace_joined(uint64_t from, uint64_t own_end, uint64_t start, uint64_t born,
+			uint64_t last_end)
+{
+	if (born > own_end && last_end <= start && last_end > from)
+		return last_end;
+	return from;
 }
 
 int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n)

@@ -241,9 +241,11 @@ static void *worker_main(void *arg)
 				continue;
 			}
 			if (pace.pct) {
-				uint64_t lag = rp_pace_wait(&pace, &rp_clock_real, prev_done,
-							    t->gap_ns, &issued);
+				uint64_t lag;
 
+				if (t->joined)	/* its gap counts from the threads it waited for */
+					prev_done = fstap_now_ns();
+				lag = rp_pace_wait(&pace, &rp_clock_real, prev_done, t->gap_ns, &issued);
 				rp_stats_add_lag(&w->stats, lag);
 			}
 			if (x)

@@ -5,7 +5,11 @@
 # trace runs with 0 divergences and says its pace; a trace without the keys
 # (an older recorder's, made here by removing them through export and
 # import) still replays with --pace=native, with one line saying that the
-# recorded gaps are kept.
+# recorded gaps are kept. A thread that starts another and waits for its
+# end (a fork and join, in a trace made here) does not keep its recorded
+# wait: paced natively, the joined thread's gaps shrink and so does the
+# run, the joining operation is not counted late; paced as recorded, the
+# run keeps the joined thread's pace.
 . "$(dirname "$0")/lib-record.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -80,6 +84,44 @@ expect_exit 0 "$FSTAP" prepare -q --clone=2 "$T/old.trace" "$T/r"
 expect_exit 0 "$FSTAP" replay --no-progress --pace=native --clone=2 "$T/old.trace" "$T/r"
 [ "$(grep -c 'no round-trip calibration' "$T/err")" = 1 ] ||
 	fail "--clone=2: the note is not said once: $(cat "$T/err")"
+
+# a fork and join: thread 7 makes d, thread 8 (started then) makes 40
+# directories in it 5 ms apart, thread 7 makes e after the last one (a
+# 200 ms wait); the round trips are 4 ms, so natively thread 8 takes about
+# 40 ms, and the run with it
+python3 - "$T/fj.jsonl" <<'PY'
+import json, sys
+ms = 1000000
+cal = {"requests": 200, "meta_round_trip_ns": 4 * ms, "data_round_trip_ns": 4 * ms}
+lines = [{"fstap": "trace", "version": "1.1",
+	  "metadata": {"recorder": {"cache": "calls", "calibration": cal}}},
+	 {"op": "process", "pid": 7, "ppid": 1, "comm": "forker", "t": 0}]
+def mkdir(t, tid, obj, name, child):
+	lines.append({"op": "mkdir", "t": t, "dur": 20000, "tid": tid, "pid": 7, "obj": obj,
+		      "name": name, "mode": 0o755, "child": child})
+mkdir(1 * ms, 7, 1, "d", 2)
+t = 2 * ms
+for k in range(40):
+	mkdir(t, 8, 2, "x%d" % k, 10 + k)
+	t += 5 * ms
+mkdir(t + ms, 7, 1, "e", 99)
+lines.append({"op": "footer", "t": t + 2 * ms, "records": 42})
+open(sys.argv[1], "w").write("".join(json.dumps(l) + "\n" for l in lines))
+PY
+expect_exit 0 "$FSTAP" import -o "$T/fj.trace" "$T/fj.jsonl"
+replay_native "$T/fj.trace" fj True
+elapsed=$(json_get "$T/fj.json" "j['runs'][0]['elapsed_ns'] // 1000000")
+[ "$elapsed" -lt 120 ] ||
+	fail "--pace=native of a fork and join kept the joining thread's wait: $elapsed ms (expected about 40)"
+# the joining operation is due at the joined thread's end, not late by all of it
+lag=$(json_get "$T/fj.json" "j['runs'][0]['lag_ns']['max'] // 1000000")
+[ "$lag" -lt 20 ] || fail "--pace=native of a fork and join: a schedule lag of $lag ms"
+rm -rf "$T/r" && mkdir "$T/r"
+expect_exit 0 "$FSTAP" prepare -q "$T/fj.trace" "$T/r"
+expect_exit 0 "$FSTAP" replay --no-progress --pace=orig --json="$T/fj-orig.json" "$T/fj.trace" "$T/r"
+elapsed=$(json_get "$T/fj-orig.json" "j['runs'][0]['elapsed_ns'] // 1000000")
+[ "$elapsed" -ge 180 ] ||
+	fail "--pace=orig of a fork and join: $elapsed ms, not the joined thread's 200 ms"
 
 # usage: native is a pace of replay's
 expect_exit 0 "$FSTAP" replay --help

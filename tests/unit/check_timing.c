@@ -3,7 +3,9 @@
  * afap never sleeps, orig keeps the gaps, N% scales them, and the
  * lateness of each sleep is carried forward so that it never accumulates;
  * --pace=native's gaps: the recorded gap less the round trips of the
- * trace's metadata, never negative, for the metadata of each cache mode.
+ * trace's metadata, never negative, for the metadata of each cache mode;
+ * a gap that holds the whole run of a thread started in it counts from
+ * that thread's end (a join), and only then.
  */
 #include <check.h>
 #include <errno.h>
@@ -208,6 +210,25 @@ START_TEST(test_timing_native_without_calibration)
 }
 END_TEST
 
+START_TEST(test_timing_join)
+{
+	/* own op ended at 100; the next starts at 1000 */
+	/* a thread started at 200, idle since 900: the gap counts from 900 */
+	ck_assert_uint_eq(rp_pace_joined(100, 100, 1000, 200, 900), 900);
+	/* ... and from the latest of two such threads */
+	ck_assert_uint_eq(rp_pace_joined(rp_pace_joined(100, 100, 1000, 200, 900), 100, 1000,
+					 300, 950), 950);
+	ck_assert_uint_eq(rp_pace_joined(950, 100, 1000, 200, 900), 950);
+	/* started before the gap: a thread running beside this one, no join */
+	ck_assert_uint_eq(rp_pace_joined(100, 100, 1000, 50, 900), 100);
+	ck_assert_uint_eq(rp_pace_joined(100, 100, 1000, 100, 900), 100);
+	/* still busy at the op's start: not waited for */
+	ck_assert_uint_eq(rp_pace_joined(100, 100, 1000, 200, 1001), 100);
+	/* its end exactly at the op's start: waited for, no gap left */
+	ck_assert_uint_eq(rp_pace_joined(100, 100, 1000, 200, 1000), 1000);
+}
+END_TEST
+
 static Suite *timing_suite(void)
 {
 	Suite *s = suite_create("timing");
@@ -220,6 +241,7 @@ static Suite *timing_suite(void)
 	tcase_add_test(tc, test_timing_late_op_is_made_up);
 	tcase_add_test(tc, test_timing_native_gap);
 	tcase_add_test(tc, test_timing_native_without_calibration);
+	tcase_add_test(tc, test_timing_join);
 	suite_add_tcase(s, tc);
 	return s;
 }
