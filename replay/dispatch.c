@@ -190,6 +190,11 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 	}
 	if ((ret = counted_in(r, t, &cnt)))
 		return ret;
+	if (r->native) {
+		rp_native_seen(&r->rtt, ts->last_op, ts->last_end, &t->rec, t->marked);
+		ts->last_op = t->rec.op;
+		ts->last_end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
+	}
 	r->res = cnt;	/* the syncs it finds are counted there */
 	ret = r->sync_unflagged ? rp_sync_after_write(r, ts, t) : 0;
 	r->res = res;

@@ -183,11 +183,32 @@ struct rp_native {
 	uint64_t meta_ns;	/* a request without data (GETATTR) */
 	uint64_t data_ns;	/* a READ or WRITE */
 	bool writeback;		/* writeback cache: a WRITE was not the thread's wait */
+	/* the round trips seen in the trace so far (rp_native_seen), meta and data */
+	uint64_t seen_ns[2], seen_n[2];
 };
+
+/* Round trips seen in the trace stand for the calibration from this many on. */
+#define RP_NATIVE_MIN_SEEN 16
+/* A gap above this between two requests of one system call is not counted. */
+#define RP_NATIVE_MAX_SEEN_NS 1000000ull
 
 /* The figures of a trace's metadata: 0, or -ENOENT if it has none. */
 int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n);
-/* The round trip the application waited for in a request of type op. */
+/*
+ * Counts the gap between a thread's request of type prev_op and its next
+ * one, c, if the kernel sent both inside one system call, so that the gap
+ * is one round trip and nothing of the application's: a lookup and the
+ * create, open, mkdir, mknod, symlink or getattr of the name it found
+ * (meta), the kernel's getxattr of security.capability and the write it
+ * comes before (marked; data).
+ */
+void rp_native_seen(struct rp_native *n, unsigned prev_op, uint64_t prev_end,
+		    const struct fstap_rec *c, bool marked);
+/*
+ * The round trip the application waited for in a request of type op: the
+ * mean of those of its kind seen in the trace (of the other kind's if its
+ * own are too few), the calibration's until RP_NATIVE_MIN_SEEN are seen.
+ */
 uint64_t rp_native_rtt(const struct rp_native *n, unsigned op);
 /*
  * The gap the application had before a request of type op: the recorded

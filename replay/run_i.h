@@ -96,6 +96,8 @@ struct tstate {
 	struct rp_task *head, *tail;
 	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
 	uint64_t hidden_ns;	/* --pace=native: its requests not issued since its latest op */
+	uint64_t last_end;	/* --pace=native: its previous record's end ... */
+	unsigned last_op;	/* ... and type (rp_native_seen) */
 };
 
 struct run {

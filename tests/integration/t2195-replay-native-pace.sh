@@ -9,7 +9,9 @@
 # end (a fork and join, in a trace made here) does not keep its recorded
 # wait: paced natively, the joined thread's gaps shrink and so does the
 # run, the joining operation is not counted late; paced as recorded, the
-# run keeps the joined thread's pace.
+# run keeps the joined thread's pace. The round trips seen in a trace (a
+# lookup and the mkdir of its name) stand for a calibration that says
+# otherwise.
 . "$(dirname "$0")/lib-record.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -122,6 +124,33 @@ expect_exit 0 "$FSTAP" replay --no-progress --pace=orig --json="$T/fj-orig.json"
 elapsed=$(json_get "$T/fj-orig.json" "j['runs'][0]['elapsed_ns'] // 1000000")
 [ "$elapsed" -ge 180 ] ||
 	fail "--pace=orig of a fork and join: $elapsed ms, not the joined thread's 200 ms"
+
+# round trips seen in the trace: 60 mkdirs 5 ms apart, each after the
+# lookup of its name 20 us before (one system call: that gap is a round
+# trip), with a calibration of 4 ms; natively each gap is about 4.9 ms
+# (the calibration's 4 ms only until 16 round trips are seen), not 0
+python3 - "$T/seen.jsonl" <<'PY'
+import json, sys
+ms = 1000000
+cal = {"requests": 200, "meta_round_trip_ns": 4 * ms, "data_round_trip_ns": 4 * ms}
+lines = [{"fstap": "trace", "version": "1.1",
+	  "metadata": {"recorder": {"cache": "calls", "calibration": cal}}},
+	 {"op": "process", "pid": 7, "ppid": 1, "comm": "maker", "t": 0}]
+t = ms
+for k in range(60):
+	lines.append({"op": "lookup", "t": t, "dur": 10000, "tid": 7, "pid": 7, "res": -2,
+		      "obj": 1, "name": "x%d" % k})
+	lines.append({"op": "mkdir", "t": t + 30000, "dur": 20000, "tid": 7, "pid": 7, "obj": 1,
+		      "name": "x%d" % k, "mode": 0o755, "child": 10 + k})
+	t += 5 * ms
+lines.append({"op": "footer", "t": t, "records": 120})
+open(sys.argv[1], "w").write("".join(json.dumps(l) + "\n" for l in lines))
+PY
+expect_exit 0 "$FSTAP" import -o "$T/seen.trace" "$T/seen.jsonl"
+replay_native "$T/seen.trace" seen True
+elapsed=$(json_get "$T/seen.json" "j['runs'][0]['elapsed_ns'] // 1000000")
+[ "$elapsed" -ge 150 ] ||
+	fail "--pace=native took the calibration's round trips, not the trace's: $elapsed ms (expected about 215)"
 
 # usage: native is a pace of replay's
 expect_exit 0 "$FSTAP" replay --help

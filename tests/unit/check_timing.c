@@ -5,13 +5,16 @@
  * --pace=native's gaps: the recorded gap less the round trips of the
  * trace's metadata, never negative, for the metadata of each cache mode;
  * a gap that holds the whole run of a thread started in it counts from
- * that thread's end (a join), and only then.
+ * that thread's end (a join), and only then; the round trips seen in the
+ * trace (two requests of one system call) stand for the calibration once
+ * there are enough of them, per kind.
  */
 #include <check.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay_i.h"
 
@@ -229,6 +232,57 @@ START_TEST(test_timing_join)
 }
 END_TEST
 
+/* A record of type op starting at start ns. */
+static struct fstap_rec rec_at(unsigned op, uint64_t start)
+{
+	struct fstap_rec c;
+
+	memset(&c, 0, sizeof(c));
+	c.op = (uint16_t)op;
+	c.start_ns = start;
+	return c;
+}
+
+START_TEST(test_timing_native_seen)
+{
+	json_t *meta = mode_meta("calls", false, 90000, 80000);
+	struct fstap_rec create = rec_at(FSTAP_OP_CREATE, 1030000);
+	struct fstap_rec write = rec_at(FSTAP_OP_WRITE, 2050000);
+	struct rp_native n;
+	unsigned i;
+
+	ck_assert_int_eq(native_of(meta, &n), 0);
+	/* not a pair of one system call, or a gap too long to be one: not seen */
+	for (i = 0; i < 40; i++) {
+		struct fstap_rec open = rec_at(FSTAP_OP_OPEN, 1000000 + 5000);
+		struct fstap_rec far = rec_at(FSTAP_OP_CREATE, 1000000 + 2 * RP_NATIVE_MAX_SEEN_NS);
+
+		rp_native_seen(&n, FSTAP_OP_GETATTR, 1000000, &open, false);
+		rp_native_seen(&n, FSTAP_OP_READ, 1000000, &write, false);
+		rp_native_seen(&n, FSTAP_OP_LOOKUP, 1000000, &far, false);
+		rp_native_seen(&n, FSTAP_OP_LOOKUP, 2000000, &create, false);	/* before */
+	}
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_GETATTR), 90000);
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_READ), 80000);
+	/* a lookup and the create of its name, 30 and 10 us apart: the
+	 * calibration until RP_NATIVE_MIN_SEEN, then their mean, for both kinds */
+	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++) {
+		ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_MKDIR), 90000);
+		rp_native_seen(&n, FSTAP_OP_LOOKUP, i % 2 ? 1000000 : 1020000, &create, false);
+	}
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_MKDIR), 20000);
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_READ), 20000);
+	ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_OPEN), 80000);
+	/* the kernel's getxattr and its write, 50 us apart: the data figure */
+	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++)
+		rp_native_seen(&n, FSTAP_OP_GETXATTR, 2000000, &write, true);
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_READ), 50000);
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_WRITE), 50000);
+	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_LOOKUP), 20000);
+	json_decref(meta);
+}
+END_TEST
+
 static Suite *timing_suite(void)
 {
 	Suite *s = suite_create("timing");
@@ -242,6 +296,7 @@ static Suite *timing_suite(void)
 	tcase_add_test(tc, test_timing_native_gap);
 	tcase_add_test(tc, test_timing_native_without_calibration);
 	tcase_add_test(tc, test_timing_join);
+	tcase_add_test(tc, test_timing_native_seen);
 	suite_add_tcase(s, tc);
 	return s;
 }
