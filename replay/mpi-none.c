@@ -31,6 +31,13 @@ int rp_mpi_run(const struct rp_options *o, enum rp_split split, const char *map,
 	return no_mpi();
 }
 
+int rp_mpi_agree(int ret, const char *what)
+{
+	(void)ret;
+	(void)what;
+	return no_mpi();
+}
+
 void rp_mpi_finalize(void)
 {
 }

@@ -66,6 +66,22 @@ int rp_mpi_init(int *rank, int *size)
 	return 0;
 }
 
+int rp_mpi_agree(int ret, const char *what)
+{
+	int mine = ret ? my_rank + 1 : 0, first = 0, rc;
+
+	/* the lowest failed rank: MPI_MIN over the failed ones, nranks + 1 for the others */
+	if (!mine)
+		mine = nranks + 1;
+	if ((rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)))
+		return mpi_error(rc, what);
+	if (first > nranks)
+		return 0;
+	if (my_rank == 0)
+		fstap_error(-ECANCELED, "--mpi: %s failed on rank %d of %d", what, first - 1, nranks);
+	return -ECANCELED;
+}
+
 void rp_mpi_finalize(void)
 {
 	if (!mpi_up)

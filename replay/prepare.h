@@ -210,4 +210,24 @@ int prep_check_empty(int dirfd);
 int prep_run(struct prep_model *m, int dirfd, const struct prep_opts *o,
 	     struct prep_stats *st, char **errmsg);
 
+/* ---- a target directory (prepare-dir.c) ------------------------------------ */
+
+/* What prep_dir makes, and what it says. */
+struct prep_dir_opts {
+	struct prep_opts po;	/* dir_name: set by prep_dir */
+	enum prep_order order;
+	bool quiet;		/* no summary line on stdout (warnings still on stderr) */
+	unsigned clones;	/* 0: DIR itself; N: DIR/clone-0 to DIR/clone-(N-1) */
+	int only_clone;		/* -1, or K: DIR/clone-K alone (an MPI rank's), DIR need not be empty */
+};
+
+/*
+ * Prepares dir from trace's initial state, as `fstap prepare` does: dir must
+ * exist and be empty (but with only_clone), its warnings on stderr, the
+ * summary line on stdout. *skipped: the entries skipped (in one copy).
+ * 0, or -errno after the error line.
+ */
+int prep_dir(const char *trace, const char *dir, const struct prep_dir_opts *o,
+	     uint64_t *skipped);
+
 #endif

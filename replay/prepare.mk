@@ -4,6 +4,7 @@
 noinst_LIBRARIES += libprepare.a
 libprepare_a_SOURCES = \
 	replay/prepare.h \
+	replay/prepare-dir.c \
 	replay/prepare-plan.c \
 	replay/prepare.c
 libprepare_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)

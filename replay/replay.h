@@ -114,6 +114,12 @@ int rp_split_parse(const char *s, enum rp_split *out);
 int rp_mpi_init(int *rank, int *size);
 int rp_mpi_run(const struct rp_options *o, enum rp_split split, const char *map,
 	       struct rp_result **out);
+/*
+ * Every rank's ret (0 or -errno, its error said) for the step what: 0 if it
+ * is 0 on every rank, else -ECANCELED, rank 0 naming the first rank that
+ * failed ("--mpi: WHAT failed on rank K of N").
+ */
+int rp_mpi_agree(int ret, const char *what);
 /* Ends MPI (after the last run; nothing if rp_mpi_init was not called). */
 void rp_mpi_finalize(void);
 

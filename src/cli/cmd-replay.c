@@ -12,6 +12,7 @@
 #include "cli/cmd.h"
 #include "fstap/log.h"
 #include "fstap/output.h"
+#include "replay/prepare.h"
 #include "replay/replay.h"
 
 #define DIVLOG_DEFAULT_MAX 100
@@ -20,7 +21,7 @@ static const char usage[] =
 	"usage: fstap replay [options] TRACE DIR\n"
 	"\n"
 	"Re-execute the operations of TRACE with real system calls beneath DIR\n"
-	"(prepared with 'fstap prepare'), and report time, throughput, latency\n"
+	"(prepared with 'fstap prepare', or --prepare), and report time, throughput, latency\n"
 	"per operation and divergences from the recorded results. A trace without\n"
 	"its footer (a crash, a cut) is replayed up to where it is complete for\n"
 	"every thread, and one line says how much.\n"
@@ -35,6 +36,11 @@ static const char usage[] =
 	"                     without the recorder)\n"
 	"  --runs=N           replay N times (on the same DIR: prepare it again\n"
 	"                     between runs for identical starting states)\n"
+	"  --prepare          first prepare DIR (empty) from TRACE as 'fstap prepare'\n"
+	"                     does with its defaults, quietly: with --clone=N its N\n"
+	"                     clones; with --mpi --split=clone each rank its own\n"
+	"                     DIR/clone-K, with --split=process|thread rank 0 DIR;\n"
+	"                     not with --runs\n"
 	"  --json=FILE        write the results as JSON to FILE ('-': stdout, no table)\n"
 	"  --csv=FILE         write the per-operation results as CSV to FILE\n"
 	"  --drop-caches      sync and drop page, dentry and inode caches before each run\n"
@@ -139,12 +145,12 @@ struct replay_cli {
 	unsigned long runs;
 	enum rp_split split;
 	unsigned clones;
-	bool drop, progress, mpi, split_set, sync_end;
+	bool drop, progress, mpi, split_set, sync_end, prepare;
 };
 
 enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
        OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
-       OPT_SPLIT, OPT_MAP, OPT_SYNC };
+       OPT_SPLIT, OPT_MAP, OPT_SYNC, OPT_PREPARE };
 
 static bool is_stdout(const char *path)
 {
@@ -223,6 +229,7 @@ static int parse_option(int c, char *arg, struct replay_cli *cli)
 	case OPT_MAP: cli->map = arg; return 0;
 	case OPT_DROP: cli->drop = true; return 0;
 	case OPT_SYNC: cli->sync_end = true; return 0;
+	case OPT_PREPARE: cli->prepare = true; return 0;
 	case OPT_NOPROG: cli->progress = false; return 0;
 	case OPT_DEVICES: cli->o.devices = true; return 0;
 	case OPT_MPI: cli->mpi = true; return 0;
@@ -247,6 +254,9 @@ static int check_combinations(const struct replay_cli *cli)
 	if (cli->split != RP_SPLIT_CLONE && cli->o.order == RP_ORDER_STRICT)
 		return cmd_usage_error("replay", "--order=strict replays on one thread: not with "
 				       "--split=process or --split=thread");
+	if (cli->prepare && cli->runs > 1)
+		return cmd_usage_error("replay", "--prepare prepares DIR once: not with --runs "
+				       "(run 'fstap prepare' before each run)");
 	if (cli->clones && cli->mpi)
 		return cmd_usage_error("replay", "--clone and --mpi exclude each other "
 				       "(--mpi --split=clone: a clone per rank)");
@@ -274,6 +284,7 @@ static int parse_options(int argc, char **argv, struct replay_cli *cli)
 		{ "mpi", no_argument, NULL, OPT_MPI },
 		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "map", required_argument, NULL, OPT_MAP },
+		{ "prepare", no_argument, NULL, OPT_PREPARE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -296,6 +307,32 @@ static int parse_options(int argc, char **argv, struct replay_cli *cli)
 	cli->o.dir = argv[optind + 1];
 	cli->o.progress = cli->progress && fstap_verbosity >= 0 && isatty(STDERR_FILENO);
 	return 0;
+}
+
+/*
+ * --prepare: DIR (or its clones) prepared from the trace; with --mpi, every
+ * rank's part (rank K's clone, or DIR by rank 0), then every rank learns
+ * whether all of them succeeded. 0 or -errno (said).
+ */
+static int prepare_target(const struct replay_cli *cli, int rank)
+{
+	struct prep_dir_opts po = {
+		.po = { .data = PREP_DATA_RANDOM, .seed = 1, .devices = cli->o.devices },
+		.order = PREP_ORDER_CREATION,
+		.quiet = true,
+		.clones = cli->clones,
+		.only_clone = -1,
+	};
+	uint64_t skipped;
+	int ret = 0;
+
+	if (cli->mpi && cli->split == RP_SPLIT_CLONE)
+		po.only_clone = rank;
+	if (!cli->mpi || cli->split == RP_SPLIT_CLONE || rank == 0)
+		ret = prep_dir(cli->o.trace, cli->o.dir, &po, &skipped);
+	if (cli->mpi)
+		ret = rp_mpi_agree(ret, "--prepare");
+	return ret;
 }
 
 /* The runs, each into res[i]: 0 or -errno (said). */
@@ -360,11 +397,12 @@ int cmd_replay(int argc, char **argv)
 	res = calloc(cli.runs, sizeof(*res));
 	if (!res)
 		fstap_die("out of memory");
-	if (cli.limit && rp_cgroup_enter(cli.limit, &cg)) {
-		free(res);
-		return 1;
-	}
-	ret = run_all(&cli, res);
+	/* prepared outside the cgroup: the tree's pages are not the replay's */
+	ret = cli.prepare ? prepare_target(&cli, rank) : 0;
+	if (!ret && cli.limit && rp_cgroup_enter(cli.limit, &cg))
+		ret = -EIO;
+	if (!ret)
+		ret = run_all(&cli, res);
 	rp_cgroup_leave(cg);
 	if (!ret && rank == 0)
 		ret = write_reports(&cli, res);

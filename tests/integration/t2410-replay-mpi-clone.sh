@@ -4,7 +4,9 @@
 # operations with 0 divergences, every clone's tree is the single replay's,
 # the reduced per-op counts and histograms are the sums of the ranks' (each
 # rank's own result in "ranks"), only rank 0 writes the reports; a rank
-# whose replay fails is named by rank 0 and every rank exits 1.
+# whose replay fails is named by rank 0 and every rank exits 1. With
+# --prepare each rank prepares its clone in the job; one that cannot is
+# named by rank 0, and no rank replays.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 . "$(dirname "$0")/lib-mpi.sh"
@@ -16,11 +18,16 @@ expect_exit 0 "$FSTAP" prepare -q "$T/m.trace" "$T/one"
 expect_exit 0 "$FSTAP" replay --json="$T/one.json" "$T/m.trace" "$T/one"
 tree_state "$T/one" >"$T/one.tree"
 
+# -np 4 with --prepare: each rank prepares its own clone in the job
 for n in 2 4; do
-	D="$T/c$n"
+	D="$T/c$n" prep=
 	mkdir "$D"
-	expect_exit 0 "$FSTAP" prepare -q --clone=$n "$T/m.trace" "$D"
-	expect_exit 0 mpi_run $n "$FSTAP" replay --mpi --split=clone --json="$T/r$n.json" \
+	if [ $n = 4 ]; then
+		prep=--prepare
+	else
+		expect_exit 0 "$FSTAP" prepare -q --clone=$n "$T/m.trace" "$D"
+	fi
+	expect_exit 0 mpi_run $n "$FSTAP" replay --mpi --split=clone $prep --json="$T/r$n.json" \
 		"$T/m.trace" "$D"
 	cp "$T/out" "$T/r$n.txt"
 	python3 - "$T/one.json" "$T/r$n.json" $n <<'PY' || fail "-np $n: results"
@@ -79,4 +86,11 @@ expect_exit 1 mpi_run 2 "$FSTAP" replay --mpi "$T/m.trace" "$T/c1"
 expect_grep "$T/err" "cannot open directory '$T/c1/clone-1'"
 expect_grep "$T/err" "fstap: error: --mpi: the replay failed on rank 1 of 2"
 expect_exit 2 "$FSTAP" replay --mpi --clone=2 "$T/m.trace" "$T/c1"
+
+# --prepare where rank 0's clone is there already: rank 0 cannot make it,
+# says so, and names itself; no rank replays.
+expect_exit 1 mpi_run 2 "$FSTAP" replay --mpi --prepare "$T/m.trace" "$T/c1"
+expect_grep "$T/err" "cannot create '$T/c1/clone-0': File exists"
+expect_grep "$T/err" "fstap: error: --mpi: --prepare failed on rank 0 of 2"
+! grep -q '^elapsed:' "$T/out" || fail "a replay ran although rank 0's --prepare failed: $(cat "$T/out")"
 finish

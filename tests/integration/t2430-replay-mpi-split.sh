@@ -6,6 +6,7 @@
 # DIR and give the single replay's operation counts per op, its final tree
 # and no more divergences; some operations waited for ones of other ranks
 # (rank_deps > 0); the reduced histograms are the sums of the ranks';
+# with --prepare rank 0 prepares DIR in the job while the others wait;
 # --map puts every process on the rank it names; a bad map or split is
 # refused; a rank killed midway makes mpirun stop the others.
 . "$(dirname "$0")/lib-apps.sh"
@@ -50,11 +51,13 @@ expect_exit 0 "$FSTAP" prepare -q "$T/work.trace" "$T/one"
 expect_exit 0 "$FSTAP" replay --json="$T/one.json" "$T/work.trace" "$T/one"
 tree_state "$T/one" >"$T/one.tree"
 
+# check_split SPLIT N [--prepare]: --prepare: rank 0 prepares DIR in the
+# job, the other ranks wait for it, instead of fstap prepare before it
 check_split() {
-	_split=$1 _n=$2 _d="$T/$1$2"
+	_split=$1 _n=$2 _d="$T/$1$2" _prep=${3:-}
 	mkdir "$_d"
-	expect_exit 0 "$FSTAP" prepare -q "$T/work.trace" "$_d"
-	expect_exit 0 mpi_split "$_n" "$FSTAP" replay --mpi --split="$_split" \
+	[ -n "$_prep" ] || expect_exit 0 "$FSTAP" prepare -q "$T/work.trace" "$_d"
+	expect_exit 0 mpi_split "$_n" "$FSTAP" replay --mpi --split="$_split" $_prep \
 		--json="$T/$_split$_n.json" "$T/work.trace" "$_d" || return 1
 	tree_state "$_d" >"$T/tree"
 	cmp -s "$T/tree" "$T/one.tree" ||
@@ -86,7 +89,7 @@ PY
 }
 
 check_split process 2
-check_split process 4
+check_split process 4 --prepare
 check_split thread 2
 check_split thread 4
 
