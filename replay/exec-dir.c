@@ -13,17 +13,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "exec_i.h"
 static uint64_t name_hash(const uint8_t *p, size_t len)
 {
 	uint64_t h = fstap_hash_bytes(0, p, len);
 
 	return h ? h : 1;
-}
-
-static bool is_dot(const uint8_t *p, size_t len)
-{
-	return (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.');
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -94,7 +90,7 @@ static int read_names(int fd, uint8_t *buf, uint64_t **names, size_t *n, size_t 
 			uint64_t k;
 
 			off += d->d_reclen;
-			if (is_dot((const uint8_t *)d->d_name, len))
+			if (fstap_name_dots(d->d_name, len))
 				continue;
 			k = name_hash((const uint8_t *)d->d_name, len);
 			if (fstap_grow(names, cap, *n + 1, sizeof(**names)))
@@ -216,7 +212,7 @@ static int list_dir(struct rp_exec *x, struct rp_handle *h)
 			size_t len = strlen(d->d_name);
 
 			off += d->d_reclen;
-			if (is_dot((const uint8_t *)d->d_name, len))
+			if (fstap_name_dots(d->d_name, len))
 				continue;
 			if (h->nnames == cap) {
 				size_t c = cap;	/* both arrays grow alike from cap */
@@ -295,7 +291,7 @@ int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 			const uint64_t *p;
 			uint64_t k;
 
-			if (is_dot(e->name.ptr, e->name.len))
+			if (fstap_name_dots(e->name.ptr, e->name.len))
 				continue;
 			h->rec_total++;
 			k = name_hash(e->name.ptr, e->name.len);

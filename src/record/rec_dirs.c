@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "fstap/state.h"
 #include "record/rec_ops_i.h"
 
@@ -50,8 +51,7 @@ static void readdir_objects(struct rec_session *s, struct pt_dir *d, const struc
 		struct fstap_dirent *ent = &sc->ents[i];
 		bool newobj = false;
 
-		if (ent->name.len <= 2 && ent->name.ptr[0] == '.' &&
-		    (ent->name.len == 1 || ent->name.ptr[1] == '.')) {
+		if (fstap_name_dots(ent->name.ptr, ent->name.len)) {
 			if (ent->name.len == 1)
 				ent->obj = r->obj;
 			continue;
@@ -83,8 +83,7 @@ static void readdir_known_objects(struct rec_session *s, dev_t dev,
 	for (i = 0; i < n; i++) {	/* ".": the directory itself; "..": not named */
 		struct fstap_dirent *ent = &sc->ents[i];
 
-		if (ent->name.len <= 2 && ent->name.ptr[0] == '.' &&
-		    (ent->name.len == 1 || ent->name.ptr[1] == '.'))
+		if (fstap_name_dots(ent->name.ptr, ent->name.len))
 			ent->obj = ent->name.len == 1 ? r->obj : 0;
 	}
 }

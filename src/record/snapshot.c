@@ -24,6 +24,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fstap/name.h"
 #include "fstap/xattr.h"
 #include "record/record_i.h"
 #include "record/snapshot_i.h"
@@ -46,7 +47,7 @@ static int walk_dir(struct itable *t, struct fstap_statebuf *sb, int dfd, uint64
 		uint64_t obj;
 		bool newobj;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (fstap_name_dots(de->d_name, strlen(de->d_name)))
 			continue;
 		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;	/* gone meanwhile */

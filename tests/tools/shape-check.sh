@@ -6,9 +6,10 @@
 # column 0 that opens its body, and the body to the "}" at column 0 that
 # closes it (the project's style). Prints one line a function or file over
 # its limit ("FUNC lines file:line name", "FILE lines file"), longest
-# first; exits 1 if there is any.
+# first; exits 1 if there is any. Run by make check (FSTAP_SRCDIR: the
+# sources).
 #   tests/tools/shape-check.sh [SRCDIR [MAXF [MAXL]]]   (make shape-check)
-srcdir=${1:-.}
+srcdir=${1:-${FSTAP_SRCDIR:-.}}
 maxf=${2:-100}
 maxl=${3:-800}
 cd "$srcdir" || exit 2
