@@ -106,13 +106,17 @@ struct fstap_rec *fstap_rec_clone(const struct fstap_rec *rec);
 
 /*
  * A record packed to be held in memory by the million (rec_pack.c): its
- * nonzero fields as varints, names inline; some 30 bytes plus names for an
- * operation record. pack writes at most fstap_rec_pack_bound(rec) bytes at
- * dst (8-byte aligned; some 500 plus names for an operation record) and
- * returns how many; unpack gives the record back, its pointers into src.
+ * nonzero fields in their least bytes, names inline; some 30 bytes plus
+ * names for an operation record, its start_ns free when it is base (the
+ * sorter passes its key). pack writes at most fstap_rec_pack_bound(rec)
+ * bytes at dst (8-byte aligned; some 500 plus names for an operation
+ * record) and returns how many; unpack, given the same base, gives the
+ * record back, its pointers into src. unpack reads up to
+ * FSTAP_REC_PACK_SLACK bytes past what pack wrote: they must be readable.
  */
+#define FSTAP_REC_PACK_SLACK 8
 size_t fstap_rec_pack_bound(const struct fstap_rec *rec);
-size_t fstap_rec_pack(void *dst, const struct fstap_rec *rec);
-void fstap_rec_unpack(struct fstap_rec *dst, const void *src);
+size_t fstap_rec_pack(void *dst, const struct fstap_rec *rec, uint64_t base);
+void fstap_rec_unpack(struct fstap_rec *dst, const void *src, uint64_t base);
 
 #endif

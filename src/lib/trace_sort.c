@@ -219,7 +219,8 @@ struct slab {
 	uint64_t data[];
 };
 
-#define SLAB_DATA (SLAB_BYTES - sizeof(struct slab))
+/* What is carved; the slack past the last record stays readable (fstap_rec_unpack). */
+#define SLAB_DATA (SLAB_BYTES - sizeof(struct slab) - FSTAP_REC_PACK_SLACK)
 
 /* A record in the window: the item, its slab, then the record packed (fstap_rec_pack). */
 struct held {
@@ -282,7 +283,7 @@ static struct held *held_alloc(struct fstap_sorter *s, size_t size)
 	struct held *h;
 
 	if (size > SLAB_DATA / 4) {
-		h = malloc(size);
+		h = malloc(size + FSTAP_REC_PACK_SLACK);
 		if (h)
 			h->slab = NULL;
 		return h;
@@ -335,14 +336,14 @@ static int push(struct fstap_sorter *s, const struct fstap_rec *rec)
 
 	if (!h)
 		return -ENOMEM;
-	/* the last carved from its slab: what the bound left over goes back */
-	if (h->slab)
-		h->slab->used -= room - HELD_SIZE(fstap_rec_pack(h->packed, rec));
-	else
-		fstap_rec_pack(h->packed, rec);
 	if (!fstap_op_is_meta(rec->op) && rec->start_ns > s->max_key)
 		s->max_key = rec->start_ns;
 	h->it.key = fstap_op_is_meta(rec->op) ? s->max_key : rec->start_ns;
+	/* the last carved from its slab: what the bound left over goes back */
+	if (h->slab)
+		h->slab->used -= room - HELD_SIZE(fstap_rec_pack(h->packed, rec, h->it.key));
+	else
+		fstap_rec_pack(h->packed, rec, h->it.key);
 	h->it.seq = s->seq++;
 	if ((ret = fstap_window_push(&s->win, &h->it)))
 		held_free(s, h);
@@ -381,7 +382,7 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 	else
 		s->last_out = top->it.key;
 	s->out = top;
-	fstap_rec_unpack(rec, top->packed);
+	fstap_rec_unpack(rec, top->packed, top->it.key);
 	return 1;
 }
 

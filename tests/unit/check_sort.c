@@ -1,9 +1,11 @@
 /*
  * check_sort.c: time order from per-thread chunks: the sorter restores the
  * order within its window, keeps metadata records in place and ties in file
- * order, counts what comes too late; deep copies of every record type.
+ * order, counts what comes too late; deep copies of every record type, and
+ * packed ones: every type, values of every width, the start as the base.
  */
 #include <check.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,22 +150,58 @@ START_TEST(test_sort_pack_every_type)
 			continue;
 		fixture_fill(&f, op, op);
 		ck_assert_uint_le(fstap_rec_pack_bound(&f.rec), sizeof(buf));
-		ck_assert_uint_le(fstap_rec_pack(buf, &f.rec), fstap_rec_pack_bound(&f.rec));
+		ck_assert_uint_le(fstap_rec_pack(buf, &f.rec, 7), fstap_rec_pack_bound(&f.rec));
 		memset(&f.names, 0, sizeof(f.names));	/* the copy must not share */
 		memset(&f.blob, 0, sizeof(f.blob));
 		fixture_fill(&f, op, op);
 		/* back still holds the last type's record: every field must be written */
-		fstap_rec_unpack(&back, buf);
+		fstap_rec_unpack(&back, buf, 7);
 		diff = fixture_diff_all(&f.rec, &back);
 		ck_assert_msg(!diff, "%s: unpacked differs in %s", fstap_op_info(op)->name, diff);
 	}
-	/* Only what is set takes room: a mask, the type. */
-	ck_assert_uint_eq(fstap_rec_pack(buf, &zero), 8 + 1);
+	/* Only what is set takes room: the mask and lengths, the type (start_ns is the base). */
+	ck_assert_uint_eq(fstap_rec_pack(buf, &zero, 0), 16 + 1);
 	zero.result = -2;
 	zero.name = (struct fstap_bytes){ (const uint8_t *)"abc", 3 };
-	ck_assert_uint_eq(fstap_rec_pack(buf, &zero), 8 + 1 + 1 + 1 + 3);
-	fstap_rec_unpack(&back, buf);
+	zero.start_ns = 1000;
+	ck_assert_uint_eq(fstap_rec_pack(buf, &zero, 1000), 16 + 1 + 1 + 1 + 3);
+	fstap_rec_unpack(&back, buf, 1000);
 	ck_assert_ptr_null(fixture_diff_all(&zero, &back));
+	/* a start other than the base is kept, 0 too */
+	zero.start_ns = 0;
+	ck_assert_uint_eq(fstap_rec_pack(buf, &zero, 1000), 16 + 1 + 1 + 1 + 1 + 3);
+	fstap_rec_unpack(&back, buf, 1000);
+	ck_assert_uint_eq(back.start_ns, 0);
+}
+END_TEST
+
+/* Values of every width, at the end of what was packed; more fields than the lengths hold. */
+START_TEST(test_sort_pack_widths)
+{
+	static uint64_t buf[4096];
+	struct fstap_rec r = { .op = FSTAP_OP_SETATTR }, back;
+	unsigned w, i;
+
+	for (w = 0; w <= 64; w++) {
+		uint64_t v = w == 64 ? UINT64_MAX : (1ull << w) - 1;
+
+		r.start_ns = v;
+		r.cowextsize = v;
+		r.atime = (int64_t)(v >> 1) * (w % 2 ? -1 : 1);
+		r.result = w % 2 ? INT64_MIN : INT64_MAX;
+		fstap_rec_pack(buf, &r, 12345);
+		memset(&back, 0xa5, sizeof(back));
+		fstap_rec_unpack(&back, buf, 12345);
+		ck_assert_ptr_null(fixture_diff_all(&r, &back));
+	}
+	/* every scalar field set: held as a clone */
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < offsetof(struct fstap_rec, nentries); i++)
+		((uint8_t *)&r)[i] = (uint8_t)(i | 1);
+	memset(&r.name, 0, offsetof(struct fstap_rec, child) - offsetof(struct fstap_rec, name));
+	ck_assert_uint_eq(fstap_rec_pack(buf, &r, 0), fstap_rec_pack_bound(&r));
+	fstap_rec_unpack(&back, buf, 0);
+	ck_assert_ptr_null(fixture_diff_all(&r, &back));
 }
 END_TEST
 
@@ -242,6 +280,7 @@ static Suite *sort_suite(void)
 	tcase_add_test(core, test_sort_counts_late_records);
 	tcase_add_test(core, test_sort_clone_every_type);
 	tcase_add_test(core, test_sort_pack_every_type);
+	tcase_add_test(core, test_sort_pack_widths);
 	tcase_add_test(core, test_window_merges_runs);
 	tcase_add_test(core, test_clone_op_parts);
 	suite_add_tcase(s, core);
