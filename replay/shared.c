@@ -51,10 +51,12 @@ void rp_handle_destroy(struct rp_handle *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	pthread_mutex_destroy(&h->mu);
-	free(h->names);
-	free(h->name_off);
-	free(h->name_buf);
-	free(h->seen);
+	if (h->names || h->name_off || h->name_buf || h->seen) {	/* a directory listed */
+		free(h->names);
+		free(h->name_off);
+		free(h->name_buf);
+		free(h->seen);
+	}
 	free(h);
 }
 
