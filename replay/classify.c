@@ -131,31 +131,6 @@ bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_re
 }
 
 /*
- * Whether dir is above obj (its directory, or one further up) by what the
- * replay knows of each object's directory (parents; NULL: nothing). Bounded:
- * a hostile trace can make the map a loop.
- */
-#define BELOW_DEPTH 64
-
-bool rp_below(const struct fstap_map *parents, uint64_t obj, uint64_t dir)
-{
-	const uint64_t *v;
-	unsigned i;
-
-	if (!parents || !dir)
-		return false;
-	for (i = 0; obj && i < BELOW_DEPTH; i++) {
-		v = fstap_map_get(parents, obj);
-		if (!v)
-			return false;
-		if (*v == dir)
-			return true;
-		obj = *v;
-	}
-	return false;
-}
-
-/*
  * A path walk checks search permission on every directory it passes, and
  * when a directory's attributes are not cached (in the default cache mode,
  * after the directory changed through the mount: an entry created, removed
@@ -163,15 +138,15 @@ bool rp_below(const struct fstap_map *parents, uint64_t obj, uint64_t dir)
  * entries on the way are cached, nothing else of the walk reaches FUSE: a
  * stat("d/e/f") of a cached f in a changed d is GETATTR(d), GETATTR(f). So
  * a GETATTR of directory g->obj is the walk's check when the same thread's
- * next request acts, by path, on an object below it (parents, see
- * rp_below): a getattr, open, xattr call... of that object, or an entry
- * operation or lookup in a directory below it. As with entry operations in
+ * next request acts, by path, on an object below it (fstap_nsmodel_below):
+ * a getattr, open, xattr call... of that object, or an entry operation or
+ * lookup in a directory below it. As with entry operations in
  * the directory itself (rp_getattr_absorbed), an application's stat() of
  * the directory right before such a call is indistinguishable, and is
  * absorbed too.
  */
 bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct fstap_map *parents)
+		     const struct fstap_nsmodel *ns)
 {
 	switch (n->op) {
 	case FSTAP_OP_GETATTR:
@@ -194,10 +169,11 @@ bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
 	case FSTAP_OP_SYMLINK:
 	case FSTAP_OP_UNLINK:
 	case FSTAP_OP_RMDIR:
-		return rp_below(parents, n->obj, g->obj);
+		return fstap_nsmodel_below(ns, n->obj, g->obj);
 	case FSTAP_OP_RENAME:
 	case FSTAP_OP_LINK:
-		return rp_below(parents, n->obj, g->obj) || rp_below(parents, n->newparent, g->obj);
+		return fstap_nsmodel_below(ns, n->obj, g->obj) ||
+		       fstap_nsmodel_below(ns, n->newparent, g->obj);
 	default:
 		return false;
 	}
@@ -209,7 +185,7 @@ bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
  * makes g the permission check of a walk through a directory.
  */
 static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_map *parents)
+			  const struct fstap_nsmodel *ns)
 {
 	switch (n->op) {
 	case FSTAP_OP_LOOKUP:
@@ -233,7 +209,7 @@ static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
 	default:
 		break;
 	}
-	return rp_getattr_walk(g, n, parents);
+	return rp_getattr_walk(g, n, ns);
 }
 
 /*
@@ -248,10 +224,10 @@ static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
  * stat(), and stays; this rule is for directories only.)
  */
 bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct fstap_map *parents)
+			  const struct fstap_rec *nn, const struct fstap_nsmodel *ns)
 {
 	return n->op == FSTAP_OP_GETATTR && !n->fh && !g->fh && n->obj == g->obj && nn &&
-	       dir_walk_next(g, nn, parents);
+	       dir_walk_next(g, nn, ns);
 }
 
 /*
@@ -349,7 +325,7 @@ unsigned rp_merge_split_write(struct rp_task *t)
  */
 #define EOF_SCAN 16	/* how far back a getattr looks for its read */
 
-void rp_classify(bool attr_stale, const struct fstap_map *parents, struct rp_task *t)
+void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t)
 {
 	struct fstap_rec *c = &t->rec;
 	const struct rp_task *n = rp_op_next(t), *nn, *p;
@@ -382,10 +358,10 @@ void rp_classify(bool attr_stale, const struct fstap_map *parents, struct rp_tas
 			t->absorbed = t->after_opendir ||
 				      (attr_stale && (t->after_create ||
 						      (n && (rp_getattr_absorbed(c, &n->rec) ||
-							     rp_getattr_walk(c, &n->rec, parents) ||
+							     rp_getattr_walk(c, &n->rec, ns) ||
 							     rp_getattr_dir_twice(c, &n->rec,
 										  nn ? &nn->rec : NULL,
-										  parents)))));
+										  ns)))));
 			break;
 		}
 		t->absorbed = true;

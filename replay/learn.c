@@ -1,10 +1,11 @@
 /*
  * learn.c: what the dispatcher learns from the records about the trace's
- * objects, beyond their paths (fstap_pathmap): which are directories or
- * device nodes, each one's directory (the walk rule of classify.c), which
- * handle of an object is open, the names the root's listing will hold, the
- * syncs the kernel made after synchronous writes, and the process names
- * for the divergence log.
+ * objects, beyond their paths (fstap_pathmap) and their directories and
+ * kinds (fstap_nsmodel, fed as the records are read: classify.c's walk
+ * rule needs them before a record is dispatched): which renames move
+ * directories, which handle of an object is open, the names the root's
+ * listing will hold, the syncs the kernel made after synchronous writes,
+ * and the process names for the divergence log.
  *
  * The workers share a cache of directory descriptors by path (dircache.c);
  * a task uses only those of its namespace generation, which changes at an
@@ -17,31 +18,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "fstap/devnode.h"
 #include "fstap/name.h"
 #include "fstap/pathmap.h"
 #include "run_i.h"
 
-uint64_t rp_kind_of_mode(uint64_t mode)
-{
-	return S_ISDIR((mode_t)mode) ? KIND_DIR : fstap_is_devnode(mode) ? KIND_DEVICE : KIND_OTHER;
-}
-
 /* Whether obj is known to be a device node. */
 bool rp_is_device(const struct run *r, uint64_t obj)
 {
-	const uint64_t *k = obj ? fstap_map_get(&r->kinds, obj) : NULL;
-
-	return k && *k == KIND_DEVICE;
+	return obj && fstap_nsmodel_kind(&r->ns, obj) == FSTAP_KIND_DEVICE;
 }
 
 static bool maybe_dir(const struct run *r, uint64_t obj)
 {
-	const uint64_t *k = obj ? fstap_map_get(&r->kinds, obj) : NULL;
+	enum fstap_kind k = obj ? fstap_nsmodel_kind(&r->ns, obj) : FSTAP_KIND_UNKNOWN;
 
-	return !k || *k == KIND_DIR;
+	return k == FSTAP_KIND_UNKNOWN || k == FSTAP_KIND_DIR;
 }
 
 bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c)
@@ -55,52 +47,6 @@ bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c)
 	src = fstap_pathmap_lookup(r->pm, c->obj, c->name);
 	dst = fstap_pathmap_lookup(r->pm, c->newparent, c->newname);
 	return !src || maybe_dir(r, src) || (dst && maybe_dir(r, dst));
-}
-
-static int learn_kind(struct run *r, const struct fstap_rec *c)
-{
-	if (!c->child || c->result < 0)
-		return 0;
-	switch (c->op) {
-	case FSTAP_OP_MKDIR:
-		return fstap_map_put(&r->kinds, c->child, KIND_DIR);
-	case FSTAP_OP_MKNOD:
-		return fstap_map_put(&r->kinds, c->child, rp_kind_of_mode(c->mode));
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_SYMLINK:
-		return fstap_map_put(&r->kinds, c->child, KIND_OTHER);
-	default:
-		return 0;
-	}
-}
-
-/*
- * The directory of each object, for the walk rule (rp_getattr_walk), learned
- * from the records as they are read (classification happens then), and
- * from renames as they are dispatched (which object a rename moves is only
- * known from the names at that point). A hard link's object keeps the
- * directory of its latest name.
- */
-int rp_learn_parent(struct run *r, const struct fstap_rec *c)
-{
-	switch (c->op) {
-	case FSTAP_OP_STATE_DENTRY:
-		return c->child ? fstap_map_put(&r->parents, c->child, c->obj) : 0;
-	case FSTAP_OP_LOOKUP:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
-	case FSTAP_OP_MKNOD:
-	case FSTAP_OP_SYMLINK:
-		if (c->result < 0 || !c->child || !c->obj)
-			return 0;
-		return fstap_map_put(&r->parents, c->child, c->obj);
-	case FSTAP_OP_LINK:
-		if (c->result < 0 || !c->obj || !c->newparent)
-			return 0;
-		return fstap_map_put(&r->parents, c->obj, c->newparent);
-	default:
-		return 0;
-	}
 }
 
 /* The names rec gives in the root: the root's own entries compare then. */
@@ -248,22 +194,20 @@ const char *rp_comm_of(const struct run *r, uint32_t pid)
 
 /*
  * Learns from c as it is dispatched (after its paths were taken): the
- * directory a rename moves its object to, the root's names, the paths,
- * what a new object is, which handle is open. 0 or -ENOMEM.
+ * directory a rename moves its object to (which object that is, only the
+ * names know), the root's names, the paths, which handle is open. 0 or
+ * -ENOMEM.
  */
 int rp_learn_dispatched(struct run *r, const struct fstap_rec *c)
 {
 	int ret;
 
-	if (c->op == FSTAP_OP_RENAME && c->result >= 0 && c->newparent) {
-		uint64_t moved = fstap_pathmap_lookup(r->pm, c->obj, c->name);
-
-		if (moved && (ret = fstap_map_put(&r->parents, moved, c->newparent)))
-			return ret;
-	}
+	if (c->op == FSTAP_OP_RENAME && c->result >= 0 &&
+	    (ret = fstap_nsmodel_moved(&r->ns, fstap_pathmap_lookup(r->pm, c->obj, c->name),
+				       c->newparent)))
+		return ret;
 	rp_note_root_names(r, c);
-	if ((ret = fstap_pathmap_apply(r->pm, c)) || (ret = learn_kind(r, c)) ||
-	    (ret = learn_open_handle(r, c)))
+	if ((ret = fstap_pathmap_apply(r->pm, c)) || (ret = learn_open_handle(r, c)))
 		return ret;
 	return 0;
 }

@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "fstap/nsmodel.h"
 #include "fstap/ops.h"
 #include "fstap/sort.h"
 #include "fstap/trace.h"
@@ -414,16 +415,14 @@ bool rp_lookup_absorbed(const struct fstap_rec *l, const struct fstap_rec *next)
 bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next);
 /* Whether getattr g (without a handle) is the open's check after create prev. */
 bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g);
-/* Whether dir is above obj by the map obj -> its directory (NULL: empty). */
-bool rp_below(const struct fstap_map *parents, uint64_t obj, uint64_t dir);
 /* Whether getattr g of a directory is the check of the walk through it to
- * next (parents: obj -> its directory, NULL if not known). */
+ * next (ns: each object's directory; NULL: none known). */
 bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct fstap_map *parents);
+		     const struct fstap_nsmodel *ns);
 /* Whether getattr g of a directory, then getattr n of it, then nn (a walk
  * through it), is the kernel's twice asked permission check. */
 bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct fstap_map *parents);
+			  const struct fstap_rec *nn, const struct fstap_nsmodel *ns);
 /* Whether getattr g is the fstat() of the opendir() prev (O_NONBLOCK: glibc's). */
 bool rp_getattr_after_opendir(const struct fstap_rec *prev, const struct fstap_rec *g);
 
@@ -447,14 +446,14 @@ bool rp_write_continues(const struct fstap_rec *prev, const struct fstap_rec *w)
  * requests not). A lookup or getattr: sets t->absorbed, and for a getattr
  * that stands for a read at end of file t->eof_read and the read's offset
  * and size in t->rec. attr_stale: the recording did not cache attributes
- * (permission-check getattrs are then absorbed); parents: each object's
+ * (permission-check getattrs are then absorbed); ns: each object's
  * directory as far as known (NULL: none), for the walk rules. A write:
  * t->marked when its marker precedes it, t->absorbed when it continues a
  * write() the kernel split (the previous write of the thread, marked or
  * itself a continuation, with no marker in between). Values found while a
  * neighbour was in the list are kept once it has left (been dispatched).
  */
-void rp_classify(bool attr_stale, const struct fstap_map *parents, struct rp_task *t);
+void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t);
 /* What a classified task stands for in the replay. */
 enum rp_fate {
 	RP_FATE_ISSUED,		/* its system call(s) are issued */

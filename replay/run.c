@@ -74,10 +74,8 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 			if (rec.op == FSTAP_OP_STATE_DENTRY)
 				rp_note_root_names(r, &rec);
 			if ((rec.op == FSTAP_OP_STATE_DENTRY || rec.op == FSTAP_OP_STATE_INODE) &&
-			    ((ret = fstap_pathmap_apply(r->pm, &rec)) || (ret = rp_learn_parent(r, &rec))))
-				return fstap_error(ret, "cannot replay: out of memory");
-			if (rec.op == FSTAP_OP_STATE_INODE && rec.obj &&
-			    (ret = fstap_map_put(&r->kinds, rec.obj, rp_kind_of_mode(rec.mode))))
+			    ((ret = fstap_pathmap_apply(r->pm, &rec)) ||
+			     (ret = fstap_nsmodel_apply(&r->ns, &rec))))
 				return fstap_error(ret, "cannot replay: out of memory");
 			if (rec.op == FSTAP_OP_PROCESS && r->res->divlog && (ret = rp_learn_comm(r, &rec)))
 				return fstap_error(ret, "cannot replay: out of memory");
@@ -91,7 +89,8 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		t->win.seq = idx++;
 		t->recno = r->res->records - 1;
 		t->marker = rp_write_marker(&rec);
-		if ((ret = rp_learn_parent(r, &rec)) || (ret = fstap_window_push(&r->win, &t->win))) {
+		if ((ret = fstap_nsmodel_apply(&r->ns, &rec)) ||
+		    (ret = fstap_window_push(&r->win, &t->win))) {
 			rp_task_free(t);
 			return fstap_error(ret, "cannot replay: out of memory");
 		}
@@ -133,8 +132,7 @@ static void run_release(struct run *r)
 	rp_races_release(&r->races);
 	fstap_map_release(&r->fh_owner);
 	rp_borrowed_release(r);
-	fstap_map_release(&r->kinds);
-	fstap_map_release(&r->parents);
+	fstap_nsmodel_release(&r->ns);
 	fstap_map_release(&r->sync_fh);
 	fstap_map_release(&r->open_fh);
 	fstap_map_release(&r->comm_of);
@@ -165,8 +163,7 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->fh_owner);
 	fstap_map_init(&r->fh_remote);
 	fstap_map_init(&r->fh_local);
-	fstap_map_init(&r->kinds);
-	fstap_map_init(&r->parents);
+	fstap_nsmodel_init(&r->ns);
 	fstap_map_init(&r->sync_fh);
 	fstap_map_init(&r->open_fh);
 	fstap_map_init(&r->comm_of);

@@ -113,8 +113,7 @@ struct run {
 	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct fstap_map fh_remote;	/* --split: fh + 1 -> its open on another rank (borrowed.c) */
 	struct fstap_map fh_local;	/* --split: fh + 1 -> worker idx + 1 holding this rank's copy */
-	struct fstap_map kinds;	/* obj -> KIND_DIR or KIND_OTHER, where known */
-	struct fstap_map parents;	/* obj -> its directory (the last one named), where known */
+	struct fstap_nsmodel ns;	/* each object's directory and kind, as the records are read */
 	struct fstap_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
 	struct fstap_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
 	bool attr_stale;	/* the recording did not cache attributes */
@@ -176,11 +175,6 @@ static inline void rp_prefetch_task(const struct rp_task *t)
 		rp_prefetch_line(p + off);
 }
 
-/* What an object is, where known (learn.c). */
-#define KIND_DIR 1
-#define KIND_OTHER 2
-#define KIND_DEVICE 3		/* a character or block device node (not a directory) */
-
 /* ---- stage.c -------------------------------------------------------------- */
 
 /* A new state for thread tid, or NULL (rp_tstate_get's slow path). */
@@ -227,11 +221,9 @@ int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me);
 
 /* ---- learn.c -------------------------------------------------------------- */
 
-uint64_t rp_kind_of_mode(uint64_t mode);
 bool rp_is_device(const struct run *r, uint64_t obj);
 /* Whether c may change what directory paths name (a new generation). */
 bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c);
-int rp_learn_parent(struct run *r, const struct fstap_rec *c);
 void rp_note_root_names(struct run *r, const struct fstap_rec *c);
 int rp_learn_dispatched(struct run *r, const struct fstap_rec *c);
 void rp_getattr_by_handle(struct run *r, struct rp_task *t);

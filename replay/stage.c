@@ -44,8 +44,8 @@ static void thread_append(const struct run *r, struct tstate *ts, struct rp_task
 		ts->head = t;
 	ts->tail = t;
 	if (!t->marker && (q = rp_op_prev(t)))
-		rp_classify(r->attr_stale, &r->parents, q);	/* its next record came */
-	rp_classify(r->attr_stale, &r->parents, t);
+		rp_classify(r->attr_stale, &r->ns, q);	/* its next record came */
+	rp_classify(r->attr_stale, &r->ns, t);
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
@@ -107,7 +107,7 @@ static void release(struct run *r, struct rp_task *t)
 	if (t->rec.op == FSTAP_OP_WRITE)
 		rp_merge_split_write(t);
 	if (t->rec.op == FSTAP_OP_GETATTR && !t->rec.fh && !t->absorbed)
-		rp_classify(r->attr_stale, &r->parents, t);
+		rp_classify(r->attr_stale, &r->ns, t);
 	thread_unlink(ts, t);
 }
 

@@ -7,6 +7,8 @@
  * surviving name when one is removed. Dead objects (no name, no open
  * handle, nothing in them) are forgotten after the grace period. Names
  * short and long (kept inline or not) through creates, renames and exchanges.
+ * Each object's directory and kind (fstap_nsmodel): the records that tell
+ * them, the latest name winning, failed requests, and a parent loop.
  */
 #include <check.h>
 #include <errno.h>
@@ -14,6 +16,9 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include <sys/stat.h>
+
+#include "fstap/nsmodel.h"
 #include "fstap/pathmap.h"
 
 static struct fstap_pathmap *pm;
@@ -417,6 +422,47 @@ START_TEST(test_dead_objects_open_or_named_stay)
 }
 END_TEST
 
+START_TEST(test_nsmodel_parents_and_kinds)
+{
+	struct fstap_nsmodel m;
+	struct fstap_rec r;
+
+	fstap_nsmodel_init(&m);
+	r = (struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 2, .mode = S_IFDIR | 0755 };
+	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
+	r = (struct fstap_rec){ .op = FSTAP_OP_STATE_DENTRY, .obj = 1, .child = 2, .name = B("d") };
+	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
+	r = (struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 3, .name = B("n"),
+				.mode = S_IFCHR | 0600 };
+	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
+	r = (struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 2, .child = 4, .name = B("f") };
+	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
+	r = (struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 5, .name = B("e"),
+				.result = -EEXIST };
+	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);	/* failed: says nothing */
+	ck_assert_int_eq(fstap_nsmodel_kind(&m, 2), FSTAP_KIND_DIR);
+	ck_assert_int_eq(fstap_nsmodel_kind(&m, 3), FSTAP_KIND_DEVICE);
+	ck_assert_int_eq(fstap_nsmodel_kind(&m, 4), FSTAP_KIND_OTHER);
+	ck_assert_int_eq(fstap_nsmodel_kind(&m, 5), FSTAP_KIND_UNKNOWN);
+	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 2), 1);
+	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 5), 0);
+	ck_assert(fstap_nsmodel_below(&m, 4, 1) && fstap_nsmodel_below(&m, 4, 2));
+	ck_assert(!fstap_nsmodel_below(&m, 2, 4) && !fstap_nsmodel_below(&m, 2, 2));
+	ck_assert(!fstap_nsmodel_below(NULL, 4, 2));
+	/* a link: the new name's directory; a rename moves the object */
+	r = (struct fstap_rec){ .op = FSTAP_OP_LINK, .obj = 4, .newparent = 1, .newname = B("g") };
+	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
+	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 4), 1);
+	ck_assert_int_eq(fstap_nsmodel_moved(&m, 4, 2), 0);
+	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 4), 2);
+	/* a loop (a hostile trace) ends */
+	ck_assert_int_eq(fstap_nsmodel_moved(&m, 50, 51), 0);
+	ck_assert_int_eq(fstap_nsmodel_moved(&m, 51, 50), 0);
+	ck_assert(!fstap_nsmodel_below(&m, 50, 1));
+	fstap_nsmodel_release(&m);
+}
+END_TEST
+
 static Suite *pathmap_suite(void)
 {
 	Suite *s = suite_create("pathmap");
@@ -440,6 +486,7 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(limits, test_pathmap_many_objects_and_loops);
 	tcase_add_test(limits, test_dead_objects_are_forgotten);
 	tcase_add_test(names, test_dead_objects_open_or_named_stay);
+	tcase_add_test(core, test_nsmodel_parents_and_kinds);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, names);
 	suite_add_tcase(s, limits);
