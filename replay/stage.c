@@ -27,10 +27,10 @@ struct tstate *rp_tstate_new(struct run *r, uint32_t tid)
  * Appends t to its thread's list and classifies it and the record before
  * it, whose next record it is. Records come here in global start order
  * (from the reorder window), so a thread's records arrive in its own order
- * and t always goes at the tail: each record is classified when it comes
- * (against the ones before it: a write's marker, the read a getattr with a
- * handle stands for, the create or opendir before a getattr) and once more
- * when the next one comes (a lookup or getattr against the call after it).
+ * and t always goes at the tail. A write is classified when it comes
+ * (against its marker and the write before it), a lookup when its next
+ * record comes (the call after it), a getattr at both (the create, opendir
+ * or short read before it; the call after it); nothing else has a rule.
  */
 static void thread_append(const struct run *r, struct tstate *ts, struct rp_task *t)
 {
@@ -43,9 +43,11 @@ static void thread_append(const struct run *r, struct tstate *ts, struct rp_task
 	else
 		ts->head = t;
 	ts->tail = t;
-	if (!t->marker && (q = rp_op_prev(t)))
+	if (!t->marker && (q = rp_op_prev(t)) &&
+	    (q->rec.op == FSTAP_OP_LOOKUP || q->rec.op == FSTAP_OP_GETATTR))
 		rp_classify(r->attr_stale, &r->ns, q);	/* its next record came */
-	rp_classify(r->attr_stale, &r->ns, t);
+	if (t->rec.op == FSTAP_OP_WRITE || t->rec.op == FSTAP_OP_GETATTR)
+		rp_classify(r->attr_stale, &r->ns, t);
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
