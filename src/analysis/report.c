@@ -31,17 +31,25 @@ const char *const rep_ord_names[ORD_NR] = { "readdir", "name", "inode" };
 
 static struct proc *proc_get(struct rep *r, uint32_t pid)
 {
-	const uint64_t *idx = fstap_map_get(&r->proc_index, (uint64_t)pid + 1);
+	const uint64_t *idx;
 	struct proc *p;
 
-	if (idx)
+	if (r->last_proc && r->last_pid == pid)
+		return &r->procs[r->last_proc - 1];
+	idx = fstap_map_get(&r->proc_index, (uint64_t)pid + 1);
+	if (idx) {
+		r->last_pid = pid;
+		r->last_proc = *idx;
 		return &r->procs[*idx - 1];
+	}
 	if (FSTAP_GROW(r->procs, r->nprocs + 1, r->capprocs) ||
 	    fstap_map_put(&r->proc_index, (uint64_t)pid + 1, r->nprocs + 1))
 		return NULL;
 	p = &r->procs[r->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	r->last_pid = pid;
+	r->last_proc = r->nprocs;
 	return p;
 }
 

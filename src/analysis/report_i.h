@@ -74,6 +74,8 @@ struct rep {
 	struct proc *procs;
 	size_t nprocs, capprocs;
 	struct fstap_map proc_index;	/* pid + 1 -> index + 1 in procs */
+	uint32_t last_pid;		/* the pid proc_get found last, at procs[last_proc] */
+	size_t last_proc;		/* index + 1; 0: none */
 	uint64_t app_ops, kernel_ops, kernel_bytes_read, kernel_bytes_written;
 	uint64_t bytes_read, bytes_written, lost;
 	uint64_t first_ns, last_end_ns, end_ns;

@@ -93,6 +93,32 @@ struct cursor {
 	bool bad;
 };
 
+/* get_varint with FSTAP_VARINT_MAX bytes or more left: no bound to check a byte. */
+static inline uint64_t get_varint_room(struct cursor *c)
+{
+	const uint8_t *p = c->p;
+	uint64_t v = *p++ & 0x7f;
+	unsigned shift;
+
+	for (shift = 7; shift < 63; shift += 7) {
+		uint8_t b = *p++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			c->p = p;
+			return v;
+		}
+	}
+	/* the tenth byte holds the top bit only, and ends the varint */
+	if (*p > 1) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	c->p = p + 1;
+	return v | (uint64_t)*p << 63;
+}
+
 static inline uint64_t get_varint(struct cursor *c)
 {
 	uint64_t v = 0;
@@ -100,6 +126,8 @@ static inline uint64_t get_varint(struct cursor *c)
 
 	if (c->p < c->end && *c->p < 0x80)
 		return *c->p++;
+	if (c->end - c->p >= FSTAP_VARINT_MAX)
+		return get_varint_room(c);
 	while (c->p < c->end) {
 		uint8_t b = *c->p++;
 

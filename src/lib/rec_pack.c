@@ -66,8 +66,17 @@ static bool has_arrays(const struct fstap_rec *rec)
 
 size_t fstap_rec_pack_bound(const struct fstap_rec *rec)
 {
-	/* a clone's room: more than the fields take (47 of at most 8 bytes after HEADER) */
-	return sizeof(uint64_t) + sizeof(*rec) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL);
+	size_t names;
+
+	if (has_arrays(rec))
+		return sizeof(uint64_t) + sizeof(*rec) + fstap_rec_clone_size(rec, FSTAP_CLONE_ALL);
+	/*
+	 * A clone's room (fstap_rec_clone_size without arrays), which is more
+	 * than the fields take: 47 of at most 8 bytes after HEADER.
+	 */
+	names = (rec->name.len + rec->newname.len + rec->target.len + rec->value.len + 7) &
+		~(size_t)7;
+	return sizeof(uint64_t) + sizeof(*rec) + names + rec->comm.len + rec->cmdline.len;
 }
 
 /* The bytes that hold v: 1 to 8. */

@@ -97,6 +97,11 @@ START_TEST(test_trace_format_varint_edges)
 		ck_assert_uint_eq((size_t)(end - buf), varint_len(vals[i]));
 		ck_assert_uint_eq(get_varint(&c), vals[i]);
 		ck_assert(!c.bad && c.p == end);
+		/* With room after it (the decoder's path without a bound per byte). */
+		memset(end, 0xff, (size_t)(buf + sizeof(buf) - end));
+		c = (struct cursor){ buf, buf + sizeof(buf), false };
+		ck_assert_uint_eq(get_varint(&c), vals[i]);
+		ck_assert(!c.bad && c.p == end);
 		/* Cut short, it is an error, not a read past the end. */
 		c = (struct cursor){ buf, end - 1, false };
 		get_varint(&c);
@@ -104,13 +109,18 @@ START_TEST(test_trace_format_varint_edges)
 	}
 	for (i = 0; i < sizeof(svals) / sizeof(svals[0]); i++)
 		ck_assert_int_eq(unzigzag(zigzag(svals[i])), svals[i]);
-	/* Eleven continuation bytes: overlong. */
+	/* Eleven continuation bytes: overlong; a tenth byte over 1: past 64 bits. */
 	memset(buf, 0xff, 11);
-	{
-		struct cursor c = { buf, buf + 11, false };
+	for (i = 10; i <= 16; i += 6) {
+		struct cursor c = { buf, buf + i, false };
 
+		buf[9] = i == 10 ? 0xff : 0x02;
 		get_varint(&c);
 		ck_assert(c.bad);
+		c = (struct cursor){ buf, buf + i, false };
+		buf[9] = 0x01;
+		ck_assert_uint_eq(get_varint(&c), UINT64_MAX);
+		ck_assert(!c.bad && c.p == buf + 10);
 	}
 }
 END_TEST
