@@ -487,6 +487,36 @@ START_TEST(test_sched_race_change_within)
 }
 END_TEST
 
+/*
+ * A queue of one task a worker: two threads' 2 000 interleaved getattrs of
+ * the root, replayed with --order=thread, where the dispatcher waits for
+ * room at almost every task and each worker for the other's progress. A
+ * wake-up lost between the dispatcher and a worker hangs the run (the
+ * test's timeout).
+ */
+START_TEST(test_sched_run_queue_of_one)
+{
+	struct fstap_trace_info info = { .version_major = 1 };
+	struct rp_options o = { .trace = trace_path, .dir = dir_path, .order = RP_ORDER_THREAD,
+				.queue_depth = 1 };
+	struct rp_result *r = NULL;
+	unsigned i;
+
+	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &info, 4096), 0);
+	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
+	for (i = 0; i < 2000; i++)
+		add((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .tid = 10 + 10 * (i & 1),
+					.start_ns = 1000 + 100 * i, .dur_ns = 50, .obj = 1 });
+	ck_assert_int_eq(fstap_writer_close(w, 1000000, false), 0);
+	fstap_writer_free(w);
+	ck_assert_int_eq(rp_run(&o, &r), 0);
+	ck_assert_uint_eq(r->replayed, 2000);
+	ck_assert_uint_eq(r->stats.divergences, 0);
+	ck_assert_uint_eq(r->workers, 2);
+	rp_result_free(r);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
 	Suite *s = suite_create("sched");
@@ -503,6 +533,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(runs, test_sched_run_change_within_read);
 	tcase_add_test(runs, test_sched_run_absorption);
 	tcase_add_test(runs, test_sched_run_split_write);
+	tcase_add_test(runs, test_sched_run_queue_of_one);
 	suite_add_tcase(s, runs);
 	return s;
 }
