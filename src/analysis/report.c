@@ -66,13 +66,10 @@ const char *rep_proc_comm(const struct rep *r, uint32_t pid)
 
 static unsigned size_bucket(uint64_t size)
 {
-	unsigned b = 1;
-
-	if (!size)
-		return 0;
-	while (b < 65 && ((uint64_t)1 << (b - 1)) < size)
-		b++;
-	return b;	/* size <= 2^(b-1) */
+	if (size <= 1)
+		return (unsigned)size;
+	/* the least b with size <= 2^(b-1): 1 + the bits of size - 1 */
+	return 1 + 64 - (unsigned)__builtin_clzll(size - 1);
 }
 
 /* ---- the access order analysis (order.c) -------------------------------- */
@@ -200,28 +197,31 @@ static void forgot(struct an_obj *o, void *arg)
 
 /* ---- the pass over the trace -------------------------------------------- */
 
-static void touch(struct rep *r, uint64_t obj)
+/* Marks obj touched; its entry (NULL for none or on ENOMEM, r->oom then set). */
+static struct an_obj *touch(struct rep *r, uint64_t obj)
 {
 	struct an_obj *o;
 
 	if (!obj)
-		return;
+		return NULL;
 	o = an_objtab_add(r->objs, obj);
 	if (!o)
 		r->oom = 1;
 	else
 		o->report.touched = true;
+	return o;
 }
 
-/* The directory an application record is counted for ("busiest directories"). */
-static uint64_t busy_dir(struct rep *r, const struct fstap_rec *rec)
+/*
+ * The directory an application record is counted for ("busiest
+ * directories"); o: the entry of rec->obj, or NULL.
+ */
+static uint64_t busy_dir(const struct fstap_rec *rec, const struct an_obj *o)
 {
 	const struct fstap_op_info *oi = fstap_op_info(rec->op);
-	struct an_obj *o;
 
 	if (oi && (oi->props & FSTAP_OPP_DIRENT))
 		return rec->obj;
-	o = an_objtab_get(r->objs, rec->obj);
 	if (!o)
 		return 0;
 	if (o->type == AN_OT_DIR)
@@ -256,6 +256,7 @@ static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
 /* An application's record (not the kernel's own), after its names are learned. */
 static int account_app(struct rep *r, const struct fstap_rec *rec)
 {
+	struct an_obj *o;
 	uint64_t dir;
 	struct proc *p;
 	int ret;
@@ -274,13 +275,14 @@ static int account_app(struct rep *r, const struct fstap_rec *rec)
 			return -ENOMEM;
 		r->nthreads++;
 	}
-	touch(r, rec->obj);
-	if (rec->result >= 0) {
+	o = touch(r, rec->obj);
+	if (rec->result >= 0 && (rec->child || rec->newparent || rec->obj2)) {
 		touch(r, rec->child);
 		touch(r, rec->newparent);
 		touch(r, rec->obj2);
+		o = NULL;	/* it may have moved (an_objtab_add) */
 	}
-	dir = busy_dir(r, rec);
+	dir = busy_dir(rec, o ? o : an_objtab_get(r->objs, rec->obj));
 	if (dir) {
 		struct an_obj *d = an_objtab_add(r->objs, dir);
 
