@@ -35,9 +35,8 @@
  * requests the kernel sends inside one system call (a lookup and the open
  * or create of the name, the getxattr of security.capability and the
  * write): their mean, once RP_NATIVE_MIN_SEEN are seen, stands for the
- * calibration (on a machine of two CPUs they were 14 to 50 us where the
- * calibration said 7 to 117 us). Requests of the thread that the replay does not
- * issue (the lookups of a path walk, the kernel's getxattr before a write)
+ * calibration. Requests of the thread that the replay does not issue (the
+ * lookups of a path walk, the kernel's getxattr before a write)
  * were waited for inside a system call: their durations and round trips
  * come off as well. The result is clamped at 0.
  *
