@@ -29,28 +29,22 @@ struct rp_worker {
 	bool by_dispatcher;	/* no thread: the dispatcher runs its ops (rp_queue_put) */
 	bool remote;		/* --split: a stand-in, its ops another rank's (mpi-xfer.c) */
 
-	/*
-	 * The queue (worker.c): the dispatcher pushes each task onto inbox, a
-	 * stack, the worker takes the whole stack at once; mu and the
-	 * condition variables only for whoever sleeps (the worker on an empty
-	 * queue, the dispatcher on a full one, a worker on another's progress).
-	 */
+	/* queue and progress, protected by mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv_get, cv_put, cv_done;
-	_Atomic(struct rp_task *) inbox;	/* newest first, linked by next */
-	atomic_bool sleeping;	/* the worker waits on cv_get, or is about to */
-	atomic_bool put_waits;	/* the dispatcher waits on cv_put, or is about to */
-	atomic_bool closed;
+	struct rp_task *head, *tail;
+	unsigned qlen;
+	bool closed;
+	bool sleeping;		/* the worker waits on cv_get */
+	atomic_bool queued;	/* head is not NULL: read without mu while spinning */
 
-	/* written by the worker: a cache line of their own, which the
-	 * dispatcher's writes to the fields around do not take away */
+	/* written by the worker once per op: a cache line of their own, which
+	 * the dispatcher's writes to the fields around do not take away */
 	_Alignas(64) _Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
 	atomic_uint waiters;	/* threads waiting on cv_done */
-	_Atomic uint64_t taken;	/* tasks taken from inbox */
 
 	/* dispatcher only */
 	_Alignas(64) uint64_t wseq;	/* ops dispatched to it */
-	uint64_t pushed;	/* tasks pushed onto inbox (pushed - taken: queued) */
 	struct rp_task *inflight, *inflight_tail;	/* dispatched, not yet freed (dnext) */
 	uint64_t prev_end;	/* recorded end of its latest op, for the gaps */
 	uint64_t first_start;	/* recorded start of its first op (rp_pace_joined) */

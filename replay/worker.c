@@ -19,11 +19,10 @@
 /*
  * Hand-off between the dispatcher and a worker. A round trip through a
  * futex costs several microseconds, as much as the system call the worker
- * replays, so: the worker takes the whole queue at once, without a lock
- * (the dispatcher pushes onto a stack), spins a little before it sleeps
- * (the next task usually comes within microseconds), is woken only when it
- * sleeps, and publishes its progress with an atomic, taking the lock only
- * when someone waits for it.
+ * replays, so: the worker takes the whole queue at once, spins a little
+ * before it sleeps (the next task usually comes within microseconds), is
+ * woken only when it sleeps, and publishes its progress with an atomic,
+ * taking the lock only when someone waits for it.
  */
 #define SPIN_NS 20000
 
@@ -86,32 +85,13 @@ static void mark_done(struct rp_worker *w)
 	}
 }
 
-/* Reverses a list linked by next (inbox holds the newest first). */
-static struct rp_task *in_order(struct rp_task *t, uint64_t *n)
-{
-	struct rp_task *prev = NULL, *next;
-
-	for (*n = 0; t; t = next, ++*n) {
-		next = t->next;
-		t->next = prev;
-		prev = t;
-	}
-	return prev;
-}
-
-/*
- * Takes every queued task (a list, in order), or NULL when the queue is
- * closed and empty. Sleeping pairs with rp_queue_put: the worker says it
- * sleeps, then looks at inbox once more; the dispatcher pushes, then looks
- * whether it sleeps (sequentially consistent both: one of them sees the
- * other's store).
- */
+/* Takes every queued task (a list), or NULL when the queue is closed and empty. */
 static struct rp_task *queue_take(struct rp_worker *w)
 {
 	struct rp_task *list;
-	uint64_t until = 0, n;
+	uint64_t until = 0;
 
-	while (!atomic_load_explicit(&w->inbox, memory_order_acquire)) {
+	while (!atomic_load_explicit(&w->queued, memory_order_acquire)) {
 		uint64_t t = fstap_now_ns();
 
 		if (!until)
@@ -120,27 +100,19 @@ static struct rp_task *queue_take(struct rp_worker *w)
 			break;
 		sched_yield();
 	}
-	list = atomic_exchange(&w->inbox, NULL);
-	if (!list) {
-		pthread_mutex_lock(&w->mu);
-		for (;;) {
-			atomic_store(&w->sleeping, true);
-			if ((list = atomic_exchange(&w->inbox, NULL)) || atomic_load(&w->closed))
-				break;
-			pthread_cond_wait(&w->cv_get, &w->mu);
-		}
-		atomic_store(&w->sleeping, false);
-		pthread_mutex_unlock(&w->mu);
+	pthread_mutex_lock(&w->mu);
+	while (!w->head && !w->closed) {
+		w->sleeping = true;
+		pthread_cond_wait(&w->cv_get, &w->mu);
+		w->sleeping = false;
 	}
-	list = in_order(list, &n);
-	if (n) {
-		atomic_fetch_add(&w->taken, n);
-		if (atomic_load(&w->put_waits)) {
-			pthread_mutex_lock(&w->mu);
-			pthread_cond_signal(&w->cv_put);
-			pthread_mutex_unlock(&w->mu);
-		}
-	}
+	list = w->head;
+	w->head = w->tail = NULL;
+	atomic_store_explicit(&w->queued, false, memory_order_relaxed);
+	if (w->qlen >= w->run->qdepth)
+		pthread_cond_signal(&w->cv_put);
+	w->qlen = 0;
+	pthread_mutex_unlock(&w->mu);
 	return list;
 }
 
@@ -179,20 +151,6 @@ static void reclaim(struct rp_worker *w)
 
 static int worker_start(struct rp_worker *w);
 
-/* Waits until w's queue has room (qdepth tasks at most). */
-static void wait_room(struct rp_worker *w)
-{
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		atomic_store(&w->put_waits, true);
-		if (w->pushed - atomic_load(&w->taken) < w->run->qdepth)
-			break;
-		pthread_cond_wait(&w->cv_put, &w->mu);
-	}
-	atomic_store(&w->put_waits, false);
-	pthread_mutex_unlock(&w->mu);
-}
-
 void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 {
 	struct run *r = w->run;
@@ -219,17 +177,19 @@ void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 	else
 		w->inflight = t;
 	w->inflight_tail = t;
-	if (w->pushed - atomic_load_explicit(&w->taken, memory_order_relaxed) >= r->qdepth)
-		wait_room(w);
-	t->next = atomic_load_explicit(&w->inbox, memory_order_relaxed);
-	while (!atomic_compare_exchange_weak(&w->inbox, &t->next, t))
-		;
-	w->pushed++;
-	if (atomic_load(&w->sleeping)) {
-		pthread_mutex_lock(&w->mu);
+	pthread_mutex_lock(&w->mu);
+	while (w->qlen >= w->run->qdepth)
+		pthread_cond_wait(&w->cv_put, &w->mu);
+	if (w->tail)
+		w->tail->next = t;
+	else
+		w->head = t;
+	w->tail = t;
+	w->qlen++;
+	atomic_store_explicit(&w->queued, true, memory_order_release);
+	if (w->sleeping)
 		pthread_cond_signal(&w->cv_get);
-		pthread_mutex_unlock(&w->mu);
-	}
+	pthread_mutex_unlock(&w->mu);
 	if (!(w->wseq % RECLAIM_EVERY))
 		reclaim(w);
 }
@@ -402,7 +362,7 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 void rp_worker_close(struct rp_worker *w)
 {
 	pthread_mutex_lock(&w->mu);
-	atomic_store(&w->closed, true);
+	w->closed = true;
 	pthread_cond_signal(&w->cv_get);
 	pthread_mutex_unlock(&w->mu);
 }
