@@ -6,9 +6,11 @@
  * are merged. Also here: what the trace's metadata says about the
  * recording, and the progress line.
  *
- * Memory: the window and the stage hold the records of a window, two when
- * a thread pauses; the rest grows with threads, live handles and named
- * objects.
+ * Memory: the reorder window holds a window's records packed (some 30
+ * bytes and the names each); a record becomes a task (some 800 bytes) as
+ * it leaves the window, and the stage holds the tasks of a window, two
+ * when a thread pauses; the rest grows with threads, live handles and
+ * named objects.
  *
  * Not here: the rules of what a request stands for (classify.c), the
  * system calls (exec.c), the arithmetic of pacing (timing.c) and of
@@ -44,74 +46,69 @@ static void progress(struct run *r, bool final)
 	fflush(stderr);
 }
 
-#define TASK_OF(it) ((struct rp_task *)(void *)((char *)(it) - offsetof(struct rp_task, win)))
-
-/* A task as it becomes the head of its run in the window (rp_prefetch_task). */
-static void prefetch_item(const struct fstap_witem *it)
+/*
+ * What the replay learns from a record as it is read, in file order, ahead
+ * of the reorder window (fstap_sorter_on_read): the namespace, the
+ * threads, the processes' names. 0 or -ENOMEM.
+ */
+static int on_read(void *arg, const struct fstap_rec *rec)
 {
-	rp_prefetch_task(TASK_OF(it));
+	struct run *r = arg;
+	int ret = 0;
+
+	if (!(++r->res->records & 4095))
+		progress(r, false);
+	if (!fstap_op_is_meta(rec->op)) {
+		r->res->op_records++;
+		rp_note_thread(r, rec);
+		return fstap_nsmodel_apply(&r->ns, rec);
+	}
+	if (rec->op == FSTAP_OP_STATE_DENTRY)
+		rp_note_root_names(r, rec);
+	if ((rec->op == FSTAP_OP_STATE_DENTRY || rec->op == FSTAP_OP_STATE_INODE) &&
+	    ((ret = fstap_pathmap_apply(r->pm, rec)) || (ret = fstap_nsmodel_apply(&r->ns, rec))))
+		return ret;
+	if (rec->op == FSTAP_OP_PROCESS && r->res->divlog)
+		ret = rp_learn_comm(r, rec);
+	return ret;
 }
 
-/* The earliest task of the window (not empty). */
-static struct rp_task *window_pop(struct run *r)
-{
-	return TASK_OF(fstap_window_pop(&r->win));
-}
-
-/* Reads the whole trace and dispatches it; 0 or -errno (logged). */
+/*
+ * Reads the whole trace through the reorder window (fstap/sort.h: the
+ * records held packed) and stages each operation as it comes out, in
+ * start order, a task made for it then; 0 or -errno (logged). A read error
+ * stops it at once.
+ */
 static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 {
+	struct fstap_sorter *s;
 	struct fstap_rec rec;
-	uint64_t idx = 0, max_start = 0;
-	int ret;
+	int ret, err;
 
 	r->lookahead = window;
-	while ((ret = fstap_reader_next(rd, &rec)) > 0) {
+	if (fstap_sorter_new(&s, rd, window))
+		return fstap_error(-ENOMEM, "cannot replay: out of memory");
+	fstap_sorter_on_read(s, on_read, r);
+	while ((ret = fstap_sorter_next(s, &rec)) > 0 && !fstap_sorter_error(s)) {
 		struct rp_task *t;
 
-		r->res->records++;
-		if (fstap_op_is_meta(rec.op)) {
-			if (rec.op == FSTAP_OP_STATE_DENTRY)
-				rp_note_root_names(r, &rec);
-			if ((rec.op == FSTAP_OP_STATE_DENTRY || rec.op == FSTAP_OP_STATE_INODE) &&
-			    ((ret = fstap_pathmap_apply(r->pm, &rec)) ||
-			     (ret = fstap_nsmodel_apply(&r->ns, &rec))))
-				return fstap_error(ret, "cannot replay: out of memory");
-			if (rec.op == FSTAP_OP_PROCESS && r->res->divlog && (ret = rp_learn_comm(r, &rec)))
-				return fstap_error(ret, "cannot replay: out of memory");
+		if (fstap_op_is_meta(rec.op))
 			continue;
+		if (!(t = rp_task_new(r->arena, &rec))) {
+			ret = -ENOMEM;
+			break;
 		}
-		r->res->op_records++;
-		rp_note_thread(r, &rec);
-		t = rp_task_new(r->arena, &rec);
-		if (!t)
-			return fstap_error(-ENOMEM, "cannot replay: out of memory");
-		t->win.seq = idx++;
-		t->recno = r->res->records - 1;
+		t->recno = fstap_sorter_seq(s);
 		t->marker = rp_write_marker(&rec);
-		if ((ret = fstap_nsmodel_apply(&r->ns, &rec)) ||
-		    (ret = fstap_window_push(&r->win, &t->win))) {
-			rp_task_free(t);
-			return fstap_error(ret, "cannot replay: out of memory");
-		}
-		if (rec.start_ns > max_start)
-			max_start = rec.start_ns;
-		while (!fstap_window_empty(&r->win) &&
-		       fstap_sat_add(fstap_window_min_key(&r->win), window) < max_start)
-			if ((ret = rp_stage(r, window_pop(r))))
-				return fstap_error(ret, "cannot replay: out of memory");
-		if ((ret = rp_unstage(r, false)))
-			return fstap_error(ret, "cannot replay: out of memory");
-		if (!(idx & 4095))
-			progress(r, false);
+		if ((ret = rp_stage(r, t)) || (ret = rp_unstage(r, false)))
+			break;
 	}
-	if (ret < 0)
-		return fstap_error(ret, "cannot replay '%s': %s", r->o->trace,
+	err = fstap_sorter_error(s);
+	fstap_sorter_free(s);
+	if (err)
+		return fstap_error(err, "cannot replay '%s': %s", r->o->trace,
 				   fstap_reader_errmsg(rd));
-	while (!fstap_window_empty(&r->win))
-		if ((ret = rp_stage(r, window_pop(r))))
-			return fstap_error(ret, "cannot replay: out of memory");
-	if ((ret = rp_unstage(r, true)))
+	if (ret < 0 || (ret = rp_unstage(r, true)))
 		return fstap_error(ret, "cannot replay: out of memory");
 	return 0;
 }
@@ -120,9 +117,6 @@ static void run_release(struct run *r)
 {
 	size_t i;
 
-	while (!fstap_window_empty(&r->win))
-		rp_task_free(window_pop(r));
-	fstap_window_release(&r->win);
 	rp_free_tasks(r->stage_head);
 	for (i = 0; i < r->tids.cap; i++)
 		if (r->tids.keys[i])
@@ -167,8 +161,6 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->sync_fh);
 	fstap_map_init(&r->open_fh);
 	fstap_map_init(&r->comm_of);
-	fstap_window_init(&r->win);
-	r->win.prefetch = prefetch_item;
 	r->attr_stale = meta->attrs_stale;
 	r->sync_unflagged = !meta->syncs_flagged;
 	if (o->pace_native && o->pace_pct) {

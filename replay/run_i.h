@@ -123,7 +123,6 @@ struct run {
 	struct fstap_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
 	char **comms;		/* every name comm_of ever held (owned) */
 	size_t ncomms, capcomms;
-	struct fstap_window win;	/* the reorder window (fstap/sort.h) */
 	struct rp_task *stage_head, *stage_tail;	/* out of the window, to dispatch */
 	uint64_t lookahead;	/* how long a staged record waits for its thread's next ones */
 	uint64_t seq;

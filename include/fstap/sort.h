@@ -79,6 +79,22 @@ uint64_t fstap_sort_window_ns(const struct fstap_trace_info *info);
 int fstap_sorter_new(struct fstap_sorter **out, struct fstap_reader *r, uint64_t window_ns);
 /* Like fstap_reader_next: 1, 0 at the end, < 0 on error; rec valid until the next call. */
 int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec);
+/*
+ * Has fn see each record as it is read, in file order, before it joins
+ * the window (rec valid during the call only); a nonzero return stops the
+ * sorter: fstap_sorter_next returns it. The replay learns the namespace
+ * there, ahead of the records it classifies.
+ */
+typedef int fstap_sorter_read_fn(void *arg, const struct fstap_rec *rec);
+void fstap_sorter_on_read(struct fstap_sorter *s, fstap_sorter_read_fn *fn, void *arg);
+/* The place in the file (0 for its first record) of what fstap_sorter_next gave last. */
+uint64_t fstap_sorter_seq(const struct fstap_sorter *s);
+/*
+ * The reader's error, as soon as it is met (fstap_sorter_next returns it
+ * once it has delivered what the window held): for a caller that stops at
+ * once. 0 if none.
+ */
+int fstap_sorter_error(const struct fstap_sorter *s);
 /* Records delivered out of order because they came later than the window. */
 uint64_t fstap_sorter_late(const struct fstap_sorter *s);
 void fstap_sorter_free(struct fstap_sorter *s);

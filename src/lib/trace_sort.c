@@ -242,6 +242,8 @@ struct fstap_sorter {
 	struct slab *cur;	/* the slab records are carved from, or NULL */
 	struct slab *spares;	/* empty slabs kept for reuse */
 	unsigned nspares;
+	fstap_sorter_read_fn *on_read;	/* or NULL */
+	void *on_read_arg;
 };
 
 /* The packed record follows the item: fetch it as its run's head. */
@@ -371,7 +373,7 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 			s->eof = true;
 			break;
 		}
-		if ((ret = push(s, &in)))
+		if ((s->on_read && (ret = s->on_read(s->on_read_arg, &in))) || (ret = push(s, &in)))
 			return ret;
 	}
 	if (fstap_window_empty(&s->win))
@@ -384,6 +386,22 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 	s->out = top;
 	fstap_rec_unpack(rec, top->packed, top->it.key);
 	return 1;
+}
+
+void fstap_sorter_on_read(struct fstap_sorter *s, fstap_sorter_read_fn *fn, void *arg)
+{
+	s->on_read = fn;
+	s->on_read_arg = arg;
+}
+
+uint64_t fstap_sorter_seq(const struct fstap_sorter *s)
+{
+	return s->out ? s->out->it.seq : 0;
+}
+
+int fstap_sorter_error(const struct fstap_sorter *s)
+{
+	return s->error;
 }
 
 uint64_t fstap_sorter_late(const struct fstap_sorter *s)

@@ -1,10 +1,12 @@
 /*
  * check_sort.c: time order from per-thread chunks: the sorter restores the
  * order within its window, keeps metadata records in place and ties in file
- * order, counts what comes too late; deep copies of every record type, and
+ * order, counts what comes too late, shows a hook each record as it is read
+ * and says where in the file each one it delivers was; deep copies of every record type, and
  * packed ones: every type, values of every width, the start as the base.
  */
 #include <check.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +110,74 @@ START_TEST(test_sort_counts_late_records)
 		n++;
 	ck_assert_uint_eq(n, 32);	/* nothing lost, only out of order */
 	ck_assert_uint_gt(fstap_sorter_late(s), 0);
+	fstap_sorter_free(s);
+	fstap_reader_close(r);
+}
+END_TEST
+
+/* What the read hook saw, in order: each record's start (its op's, or ~0 for others). */
+struct seen {
+	uint64_t start[64];
+	unsigned n, fail_at;
+};
+
+static int note_read(void *arg, const struct fstap_rec *rec)
+{
+	struct seen *sn = arg;
+
+	if (sn->n == sn->fail_at)
+		return -EIO;
+	ck_assert_uint_lt(sn->n, 64);
+	sn->start[sn->n++] = fstap_op_is_meta(rec->op) ? ~0ull : rec->start_ns;
+	return 0;
+}
+
+/*
+ * The read hook sees the records in file order, before the window sorts
+ * them; fstap_sorter_seq gives each delivered record's place in the file;
+ * a hook's error stops the sorter with it.
+ */
+START_TEST(test_sort_on_read_in_file_order)
+{
+	struct seen sn = { .fail_at = ~0u };
+	struct fstap_reader *r;
+	struct fstap_sorter *s;
+	struct fstap_rec rec;
+	unsigned i, n = 0;
+	int ret;
+
+	write_interleaved();
+	ck_assert_int_eq(fstap_reader_open(&r, path, NULL), 0);
+	ck_assert_int_eq(fstap_sorter_new(&s, r, 20000), 0);
+	fstap_sorter_on_read(s, note_read, &sn);
+	while (fstap_sorter_next(s, &rec) == 1) {
+		uint64_t seq = fstap_sorter_seq(s);
+
+		ck_assert_uint_lt(seq, sn.n);	/* read before it came out */
+		ck_assert(fstap_op_is_meta(rec.op) ? sn.start[seq] == ~0ull
+						   : sn.start[seq] == rec.start_ns);
+		n++;
+	}
+	ck_assert_int_eq(fstap_sorter_error(s), 0);
+	ck_assert_uint_eq(n, sn.n);
+	/* A's first chunk, the process, B's chunk, A's second */
+	for (i = 0; i < 10; i++) {
+		ck_assert_uint_eq(sn.start[i], 1000 * i);
+		ck_assert_uint_eq(sn.start[11 + i], 1000 * i + 500);
+		ck_assert_uint_eq(sn.start[21 + i], 1000 * (i + 10));
+	}
+	ck_assert_uint_eq(sn.start[10], ~0ull);
+	fstap_sorter_free(s);
+	fstap_reader_close(r);
+
+	sn = (struct seen){ .fail_at = 15 };
+	ck_assert_int_eq(fstap_reader_open(&r, path, NULL), 0);
+	ck_assert_int_eq(fstap_sorter_new(&s, r, 20000), 0);
+	fstap_sorter_on_read(s, note_read, &sn);
+	while ((ret = fstap_sorter_next(s, &rec)) == 1)
+		;
+	ck_assert_int_eq(ret, -EIO);
+	ck_assert_uint_eq(sn.n, 15);
 	fstap_sorter_free(s);
 	fstap_reader_close(r);
 }
@@ -278,6 +348,7 @@ static Suite *sort_suite(void)
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_test(core, test_sort_restores_time_order);
 	tcase_add_test(core, test_sort_counts_late_records);
+	tcase_add_test(core, test_sort_on_read_in_file_order);
 	tcase_add_test(core, test_sort_clone_every_type);
 	tcase_add_test(core, test_sort_pack_every_type);
 	tcase_add_test(core, test_sort_pack_widths);
