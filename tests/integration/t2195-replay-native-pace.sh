@@ -88,9 +88,9 @@ expect_exit 0 "$FSTAP" replay --no-progress --pace=native --clone=2 "$T/old.trac
 	fail "--clone=2: the note is not said once: $(cat "$T/err")"
 
 # a fork and join: thread 7 makes d, thread 8 (started then) makes 40
-# directories in it 5 ms apart, thread 7 makes e after the last one (a
-# 200 ms wait); the round trips are 4 ms, so natively thread 8 takes about
-# 40 ms, and the run with it
+# directories in it 9 ms apart, thread 7 makes e after the last one (a
+# 360 ms wait); the round trips are 4 ms, so natively thread 8 takes about
+# 200 ms, and the run with it
 python3 - "$T/fj.jsonl" <<'PY'
 import json, sys
 ms = 1000000
@@ -105,7 +105,7 @@ mkdir(1 * ms, 7, 1, "d", 2)
 t = 2 * ms
 for k in range(40):
 	mkdir(t, 8, 2, "x%d" % k, 10 + k)
-	t += 5 * ms
+	t += 9 * ms
 mkdir(t + ms, 7, 1, "e", 99)
 lines.append({"op": "footer", "t": t + 2 * ms, "records": 42})
 open(sys.argv[1], "w").write("".join(json.dumps(l) + "\n" for l in lines))
@@ -113,17 +113,18 @@ PY
 expect_exit 0 "$FSTAP" import -o "$T/fj.trace" "$T/fj.jsonl"
 replay_native "$T/fj.trace" fj True
 elapsed=$(json_get "$T/fj.json" "j['runs'][0]['elapsed_ns'] // 1000000")
-[ "$elapsed" -lt 120 ] ||
-	fail "--pace=native of a fork and join kept the joining thread's wait: $elapsed ms (expected about 40)"
-# the joining operation is due at the joined thread's end, not late by all of it
+[ "$elapsed" -lt 300 ] ||
+	fail "--pace=native of a fork and join kept the joining thread's wait: $elapsed ms (expected about 200)"
+# the joining operation is due at the joined thread's end, not late by all
+# of it (a loaded machine may make any op late by some ms)
 lag=$(json_get "$T/fj.json" "j['runs'][0]['lag_ns']['max'] // 1000000")
-[ "$lag" -lt 20 ] || fail "--pace=native of a fork and join: a schedule lag of $lag ms"
+[ "$lag" -lt 100 ] || fail "--pace=native of a fork and join: a schedule lag of $lag ms"
 rm -rf "$T/r" && mkdir "$T/r"
 expect_exit 0 "$FSTAP" prepare -q "$T/fj.trace" "$T/r"
 expect_exit 0 "$FSTAP" replay --no-progress --pace=orig --json="$T/fj-orig.json" "$T/fj.trace" "$T/r"
 elapsed=$(json_get "$T/fj-orig.json" "j['runs'][0]['elapsed_ns'] // 1000000")
-[ "$elapsed" -ge 180 ] ||
-	fail "--pace=orig of a fork and join: $elapsed ms, not the joined thread's 200 ms"
+[ "$elapsed" -ge 330 ] ||
+	fail "--pace=orig of a fork and join: $elapsed ms, not the joined thread's 360 ms"
 
 # round trips seen in the trace: 60 mkdirs 5 ms apart, each after the
 # lookup of its name 20 us before (one system call: that gap is a round
