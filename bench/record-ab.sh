@@ -31,7 +31,7 @@
 #   --shuffle         run each round's variants in a new random order (on
 #                     stderr), so that no variant always runs first or right
 #                     after the same one (what the previous run left in
-#                     memory can decide a cold read's rate: docs/PERFORMANCE.md,
+#                     memory can decide a cold read's rate: docs/recording.md,
 #                     "The data set against passthrough_ll")
 #   --ratio A/B       also print the per-round ratio of rates of label A to B
 #                     (repeatable)

@@ -52,7 +52,7 @@
 #   --shuffle         run the variants of each round and pinning in a new
 #                     random order (logged on stderr): a cold read's rate
 #                     can depend on what the run before it left in memory (see
-#                     docs/PERFORMANCE.md, "The data set against passthrough_ll"), so that a variant
+#                     docs/recording.md, "The data set against passthrough_ll"), so that a variant
 #                     does not always run after the same one
 #   --work DIR        scratch directory (the image is made in it; without
 #                     --image, on the file system under test; default
