@@ -76,8 +76,9 @@ static int on_read(void *arg, const struct fstap_rec *rec)
 /*
  * Reads the whole trace through the reorder window (fstap/sort.h: the
  * records held packed) and stages each operation as it comes out, in
- * start order, a task made for it then; 0 or -errno (logged). A read error
- * stops it at once.
+ * start order, a task made for it then, and dispatches what the stage
+ * lets go once the window has no more records due; 0 or -errno (logged).
+ * A read error stops it at once.
  */
 static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 {
@@ -100,7 +101,11 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		}
 		t->recno = fstap_sorter_seq(s);
 		t->marker = rp_write_marker(&rec);
-		if ((ret = rp_stage(r, t)) || (ret = rp_unstage(r, false)))
+		if ((ret = rp_stage(r, t)))
+			break;
+		/* the records due at once are staged together, then dispatched:
+		 * a rule that looks at a record's neighbours sees the batch */
+		if (!fstap_sorter_ready(s) && (ret = rp_unstage(r, false)))
 			break;
 	}
 	err = fstap_sorter_error(s);

@@ -87,6 +87,12 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec);
  */
 typedef int fstap_sorter_read_fn(void *arg, const struct fstap_rec *rec);
 void fstap_sorter_on_read(struct fstap_sorter *s, fstap_sorter_read_fn *fn, void *arg);
+/*
+ * Whether fstap_sorter_next would give a record without reading one: the
+ * window's oldest is due (or the trace has ended). A caller that acts on a
+ * batch of due records at a time (the replay's stage) asks it.
+ */
+bool fstap_sorter_ready(const struct fstap_sorter *s);
 /* The place in the file (0 for its first record) of what fstap_sorter_next gave last. */
 uint64_t fstap_sorter_seq(const struct fstap_sorter *s);
 /*

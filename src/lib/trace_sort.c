@@ -361,9 +361,7 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 	held_free(s, s->out);
 	s->out = NULL;
 	/* Read until the oldest held record is older than the window. */
-	while (!s->eof && !s->error &&
-	       (fstap_window_empty(&s->win) ||
-		fstap_window_min_key(&s->win) + s->window >= s->max_key)) {
+	while (!fstap_sorter_ready(s) && !s->eof && !s->error) {
 		ret = fstap_reader_next(s->r, &in);
 		if (ret < 0) {
 			s->error = ret;
@@ -386,6 +384,13 @@ int fstap_sorter_next(struct fstap_sorter *s, struct fstap_rec *rec)
 	s->out = top;
 	fstap_rec_unpack(rec, top->packed, top->it.key);
 	return 1;
+}
+
+bool fstap_sorter_ready(const struct fstap_sorter *s)
+{
+	if (fstap_window_empty(&s->win))
+		return false;
+	return s->eof || s->error || fstap_window_min_key(&s->win) + s->window < s->max_key;
 }
 
 void fstap_sorter_on_read(struct fstap_sorter *s, fstap_sorter_read_fn *fn, void *arg)
