@@ -91,18 +91,18 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 		return fstap_error(-ENOMEM, "cannot replay: out of memory");
 	fstap_sorter_on_read(s, on_read, r);
 	while ((ret = fstap_sorter_next(s, &rec)) > 0 && !fstap_sorter_error(s)) {
-		struct rp_task *t;
+		struct rp_task *t = NULL;
 
-		if (fstap_op_is_meta(rec.op))
-			continue;
-		if (!(t = rp_task_new(r->arena, &rec))) {
+		if (!fstap_op_is_meta(rec.op) && !(t = rp_task_new(r->arena, &rec))) {
 			ret = -ENOMEM;
 			break;
 		}
-		t->recno = fstap_sorter_seq(s);
-		t->marker = rp_write_marker(&rec);
-		if ((ret = rp_stage(r, t)))
-			break;
+		if (t) {
+			t->recno = fstap_sorter_seq(s);
+			t->marker = rp_write_marker(&rec);
+			if ((ret = rp_stage(r, t)))
+				break;
+		}
 		/* the records due at once are staged together, then dispatched:
 		 * a rule that looks at a record's neighbours sees the batch */
 		if (!fstap_sorter_ready(s) && (ret = rp_unstage(r, false)))
