@@ -7,7 +7,8 @@
  * from that, what the replay issues (rp_fate, inline in replay_i.h with
  * rp_classified and rp_op_next/prev). The rules are docs/replay.md's
  * "Semantics"; stage.c keeps each thread's records in order and calls
- * these as neighbours arrive.
+ * rp_classify_arrived as a record joins its thread's list, rp_classify as
+ * it leaves it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -323,62 +324,106 @@ unsigned rp_merge_split_write(struct rp_task *t)
  * that no read on the handle follows at once, is replayed as that read: the
  * size of the short read, at its end (it returns 0 on the target too).
  */
-#define EOF_SCAN 16	/* how far back a getattr looks for its read */
+/* The latest request on fh in h (newest first), or NULL. */
+static const struct rp_fh_seen *latest_on(const struct rp_fh_hist *h, uint64_t fh)
+{
+	unsigned i, k;
 
-void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t)
+	for (i = 0; i < h->n; i++) {
+		k = (h->next + RP_EOF_SCAN - 1 - i) % RP_EOF_SCAN;
+		if (h->e[k].fh == fh)
+			return &h->e[k];
+	}
+	return NULL;
+}
+
+/* t joins h, the thread's latest requests. */
+static void seen(struct rp_fh_hist *h, const struct fstap_rec *c)
+{
+	struct rp_fh_seen *e = &h->e[h->next];
+
+	e->fh = c->fh;
+	e->short_read = c->op == FSTAP_OP_READ && c->result >= 0 && (uint64_t)c->result < c->size;
+	e->end = c->offset + (uint64_t)(c->result > 0 ? c->result : 0);
+	e->size = c->size;
+	h->next = (h->next + 1) % RP_EOF_SCAN;
+	if (h->n < RP_EOF_SCAN)
+		h->n++;
+}
+
+/*
+ * The records before t that its rules look at: the one right before it, in
+ * its thread's list when t joins it (what is not dispatched yet: a write
+ * waits for the part after it, a create or opendir for its end), and, for
+ * a getattr with a handle, the thread's latest requests (h: they may have
+ * been dispatched already).
+ */
+void rp_classify_arrived(struct rp_task *t, struct rp_fh_hist *h)
 {
 	struct fstap_rec *c = &t->rec;
-	const struct rp_task *n = rp_op_next(t), *nn, *p;
-	unsigned i;
+	const struct rp_fh_seen *e;
+	const struct rp_task *p;
 
 	switch (c->op) {
-	case FSTAP_OP_LOOKUP:
-		t->absorbed = n && rp_lookup_absorbed(c, &n->rec);
-		break;
 	case FSTAP_OP_WRITE:
 		/* the part before a split's continuation is always right before
 		 * it: the kernel sends the parts back to back */
 		p = t->tprev;
 		if (!p || (c->flags & FSTAP_RF_KERNEL))
-			break;		/* dispatched: keep what was found */
+			break;
 		t->marked = p->marker && p->rec.obj == c->obj;
 		t->absorbed = !p->marker && (p->marked || p->absorbed) &&
 			      rp_write_continues(&p->rec, c);
 		break;
 	case FSTAP_OP_GETATTR:
-		t->eof_read = false;
 		if (!c->fh) {
-			/* The previous record leaves the list when dispatched: keep
-			 * what was found while it was there. */
 			if ((p = rp_op_prev(t))) {
 				t->after_create = rp_getattr_after_create(&p->rec, c);
 				t->after_opendir = rp_getattr_after_opendir(&p->rec, c);
 			}
-			nn = n ? rp_op_next(n) : NULL;
-			t->absorbed = t->after_opendir ||
-				      (attr_stale && (t->after_create ||
-						      (n && (rp_getattr_absorbed(c, &n->rec) ||
-							     rp_getattr_walk(c, &n->rec, ns) ||
-							     rp_getattr_dir_twice(c, &n->rec,
-										  nn ? &nn->rec : NULL,
-										  ns)))));
 			break;
 		}
 		t->absorbed = true;
-		if (n && n->rec.op == FSTAP_OP_READ && n->rec.fh == c->fh)
-			break;
-		for (p = rp_op_prev(t), i = 0; p && i < EOF_SCAN; p = rp_op_prev(p), i++) {
-			if (p->rec.fh != c->fh)
-				continue;
-			if (p->rec.op == FSTAP_OP_READ && p->rec.result >= 0 &&
-			    (uint64_t)p->rec.result < p->rec.size) {
-				t->absorbed = false;
-				t->eof_read = true;
-				c->offset = p->rec.offset + (uint64_t)p->rec.result;
-				c->size = p->rec.size;
+		if ((e = latest_on(h, c->fh)) && e->short_read) {
+			t->absorbed = false;
+			t->eof_read = true;
+			c->offset = e->end;
+			c->size = e->size;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!t->marker)
+		seen(h, c);
+}
+
+/* When t is dispatched, the records after it it depends on have come (rp_classified). */
+void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t)
+{
+	struct fstap_rec *c = &t->rec;
+	const struct rp_task *n = rp_op_next(t), *nn;
+
+	switch (c->op) {
+	case FSTAP_OP_LOOKUP:
+		t->absorbed = n && rp_lookup_absorbed(c, &n->rec);
+		break;
+	case FSTAP_OP_GETATTR:
+		if (c->fh) {
+			/* the kernel's refresh before the read that follows */
+			if (n && n->rec.op == FSTAP_OP_READ && n->rec.fh == c->fh) {
+				t->absorbed = true;
+				t->eof_read = false;
 			}
 			break;
 		}
+		nn = n ? rp_op_next(n) : NULL;
+		t->absorbed = t->after_opendir ||
+			      (attr_stale && (t->after_create ||
+					      (n && (rp_getattr_absorbed(c, &n->rec) ||
+						     rp_getattr_walk(c, &n->rec, ns) ||
+						     rp_getattr_dir_twice(c, &n->rec,
+									  nn ? &nn->rec : NULL, ns)))));
 		break;
 	default:
 		break;

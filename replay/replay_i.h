@@ -436,23 +436,42 @@ bool rp_write_marker(const struct fstap_rec *r);
 /*
  * Whether write w has the shape of the continuation of write prev in one
  * split write(): same handle, w starts at a page boundary exactly where a
- * complete prev ended. The shape alone does not prove it (see rp_classify).
+ * complete prev ended. The shape alone does not prove it (see
+ * rp_classify_arrived).
  */
 bool rp_write_continues(const struct fstap_rec *prev, const struct fstap_rec *w);
 
 /*
- * Classifies t from its thread's neighbours, linked in recorded start order
- * by tprev/tnext (write markers included, the thread's other kernel
- * requests not). A lookup or getattr: sets t->absorbed, and for a getattr
- * that stands for a read at end of file t->eof_read and the read's offset
- * and size in t->rec. attr_stale: the recording did not cache attributes
- * (permission-check getattrs are then absorbed); ns: each object's
- * directory as far as known (NULL: none), for the walk rules. A write:
- * t->marked when its marker precedes it, t->absorbed when it continues a
- * write() the kernel split (the previous write of the thread, marked or
- * itself a continuation, with no marker in between). Values found while a
- * neighbour was in the list are kept once it has left (been dispatched).
+ * A thread's records are linked in recorded start order by tprev/tnext
+ * (write markers included, the thread's other kernel requests not), and
+ * each is classified once, in two halves: what the records before it say,
+ * when it joins the list (rp_classify_arrived), and what the ones after it
+ * say, when it leaves the list to be dispatched (rp_classify).
+ *
+ * rp_classify_arrived: a write gets t->marked when its marker precedes it,
+ * t->absorbed when it continues a write() the kernel split (the previous
+ * write of the thread, marked or itself a continuation, with no marker in
+ * between); a getattr without a handle t->after_create and
+ * t->after_opendir; a getattr with a handle t->absorbed, or t->eof_read
+ * with the offset and size of the read at end of file it stands for in
+ * t->rec (from h, the thread's latest requests, which t then joins).
+ *
+ * rp_classify: a lookup or a getattr without a handle gets t->absorbed
+ * (attr_stale: the recording did not cache attributes, permission-check
+ * getattrs are then absorbed; ns: each object's directory as far as known,
+ * NULL: none, for the walk rules); a getattr with a handle that a read on
+ * it follows is absorbed.
  */
+/* A thread's latest requests (write markers left out), newest last. */
+#define RP_EOF_SCAN 16	/* how far back a getattr with a handle looks for its read */
+struct rp_fh_hist {
+	struct rp_fh_seen {
+		uint64_t fh, end, size;	/* end: where it ended (offset + result) */
+		bool short_read;	/* a read that returned less than it asked for */
+	} e[RP_EOF_SCAN];
+	unsigned next, n;		/* the slot the next one takes; slots used */
+};
+void rp_classify_arrived(struct rp_task *t, struct rp_fh_hist *h);
 void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t);
 /* What a classified task stands for in the replay. */
 enum rp_fate {

@@ -98,6 +98,7 @@ struct tstate {
 	uint64_t hidden_ns;	/* --pace=native: its requests not issued since its latest op */
 	uint64_t last_end;	/* --pace=native: its previous record's end ... */
 	unsigned last_op;	/* ... and type (rp_native_seen) */
+	struct rp_fh_hist fh_hist;	/* its latest requests (classify.c) */
 };
 
 struct run {

@@ -1,7 +1,8 @@
 /*
  * stage.c: the records out of the reorder window, waiting to be
  * dispatched. Each joins its recorded thread's list, where classify.c's
- * rules see its neighbours, and waits there until the next records of its
+ * rules see its neighbours (those before it as it joins, those after it as
+ * it leaves), and waits there until the next records of its
  * thread it depends on join it and every record that started before it
  * ended has come (a change of another thread within it makes it raced,
  * races.c), or a window more (a thread's last record before it pauses:
@@ -24,18 +25,14 @@ struct tstate *rp_tstate_new(struct run *r, uint32_t tid)
 }
 
 /*
- * Appends t to its thread's list and classifies it and the record before
- * it, whose next record it is. Records come here in global start order
- * (from the reorder window), so a thread's records arrive in its own order
- * and t always goes at the tail. A write is classified when it comes
- * (against its marker and the write before it), a lookup when its next
- * record comes (the call after it), a getattr at both (the create, opendir
- * or short read before it; the call after it); nothing else has a rule.
+ * Appends t to its thread's list, where what the records before it say is
+ * found (rp_classify_arrived: a write's marker, the read a getattr with a
+ * handle stands for, the create or opendir before a getattr). Records come
+ * here in global start order (from the reorder window), so a thread's
+ * records arrive in its own order and t always goes at the tail.
  */
-static void thread_append(const struct run *r, struct tstate *ts, struct rp_task *t)
+static void thread_append(struct tstate *ts, struct rp_task *t)
 {
-	struct rp_task *q;
-
 	t->tprev = ts->tail;
 	t->tnext = NULL;
 	if (ts->tail)
@@ -43,11 +40,7 @@ static void thread_append(const struct run *r, struct tstate *ts, struct rp_task
 	else
 		ts->head = t;
 	ts->tail = t;
-	if (!t->marker && (q = rp_op_prev(t)) &&
-	    (q->rec.op == FSTAP_OP_LOOKUP || q->rec.op == FSTAP_OP_GETATTR))
-		rp_classify(r->attr_stale, &r->ns, q);	/* its next record came */
-	if (t->rec.op == FSTAP_OP_WRITE || t->rec.op == FSTAP_OP_GETATTR)
-		rp_classify(r->attr_stale, &r->ns, t);
+	rp_classify_arrived(t, &ts->fh_hist);
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
@@ -82,7 +75,7 @@ int rp_stage(struct run *r, struct rp_task *t)
 		return -ENOMEM;
 	}
 	if (!(t->rec.flags & FSTAP_RF_KERNEL) || t->marker)
-		thread_append(r, ts, t);
+		thread_append(ts, t);
 	t->next = NULL;
 	if (r->stage_tail)
 		r->stage_tail->next = t;
@@ -93,12 +86,13 @@ int rp_stage(struct run *r, struct rp_task *t)
 }
 
 /*
- * Takes t, classified for good, out of its thread's list. The rest of a
- * split write() is in the list (the window). What the object after a
- * GETATTR was, below which directory, may have been learned only since it
- * was staged (a CREATE can come later in the file, in another FUSE
- * worker's chunk): by now everything that started before it has been
- * read, and it is classified once more.
+ * Takes t out of its thread's list, where what the records after it say is
+ * found (rp_classify: the call after a lookup or getattr), and the rest of
+ * a split write() it starts (the window). By now the records after it that
+ * it depends on have come, or will not (rp_unstage), and everything that
+ * started before it has been read: what the object after a GETATTR is,
+ * below which directory, may have been learned only since it was staged
+ * (a CREATE can come later in the file, in another FUSE worker's chunk).
  */
 static void release(struct run *r, struct rp_task *t)
 {
@@ -108,7 +102,7 @@ static void release(struct run *r, struct rp_task *t)
 		return;
 	if (t->rec.op == FSTAP_OP_WRITE)
 		rp_merge_split_write(t);
-	if (t->rec.op == FSTAP_OP_GETATTR && !t->rec.fh && !t->absorbed)
+	else
 		rp_classify(r->attr_stale, &r->ns, t);
 	thread_unlink(ts, t);
 }

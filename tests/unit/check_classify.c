@@ -107,8 +107,11 @@ static struct rp_task *thr(struct fstap_rec r)
 /* Classifies every record of the synthetic thread (stale: attr_timeout 0). */
 static void classify_all(bool stale)
 {
+	struct rp_fh_hist h = { .n = 0 };
 	unsigned i;
 
+	for (i = 0; i < ncls; i++)
+		rp_classify_arrived(cls[i], &h);
 	for (i = 0; i < ncls; i++)
 		rp_classify(stale, NULL, cls[i]);
 }
