@@ -44,8 +44,10 @@ replay_cpus() {
 	else
 		set -- "taskset -c $1" "$2" "$3"
 	fi
+	# LeakSanitizer cannot run under ptrace (lib.sh's traced)
 	# shellcheck disable=SC2086
-	expect_exit 0 timeout 60 $1 strace -f -qq -e trace=clone,clone3 -o "$T/$3.strace" \
+	expect_exit 0 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		timeout 60 $1 strace -f -qq -e trace=clone,clone3 -o "$T/$3.strace" \
 		"$FSTAP" replay --pace=afap --json="$T/$3.json" "$2" "$T/$3"
 }
 
