@@ -223,7 +223,7 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		rp_task_free(t);
 		return 0;
 	}
-	rp_race_check(t);
+	rp_race_check(&r->races, t);
 	t->device = t->rec.op == FSTAP_OP_OPEN && rp_is_device(r, t->rec.obj);
 	if (r->res->divlog)
 		t->comm = rp_comm_of(r, t->rec.pid);

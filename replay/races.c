@@ -17,6 +17,7 @@ struct rp_race_obj {
 	uint64_t mod_end, any_end;	/* latest recorded ends: of a change, of any op */
 	uint32_t mod_tid, any_tid;
 	struct rp_task *staged;		/* its latest operation in the stage */
+	struct rp_race_obj *next_dead;	/* forgotten, freed after the next check */
 };
 
 /* Operations that change their object (for entry operations, the directory). */
@@ -43,6 +44,7 @@ void rp_races_init(struct rp_races *races)
 	fstap_map_init(&races->objs);
 	races->last_obj = 0;
 	races->last = NULL;
+	races->dead = NULL;
 }
 
 static struct rp_race_obj *race_obj(struct rp_races *races, uint64_t obj)
@@ -106,14 +108,47 @@ void rp_race_unstage(struct rp_task *t)
 	t->race_prev = t->race_next = NULL;
 }
 
-void rp_race_check(struct rp_task *t)
+/* The forgotten objects' states: no task can use them any more. */
+static void reap(struct rp_races *races)
+{
+	while (races->dead) {
+		struct rp_race_obj *e = races->dead;
+
+		races->dead = e->next_dead;
+		free(e);
+	}
+}
+
+/*
+ * obj is dead (the path map forgets it, within the dispatch of a task): its
+ * state goes, unless a staged operation still holds it. The task being
+ * dispatched may: the state is freed after its check.
+ */
+void rp_races_forget(struct rp_races *races, uint64_t obj)
+{
+	struct rp_race_obj *e = fstap_map_get_ptr(&races->objs, obj);
+
+	if (!e || e->staged)
+		return;
+	fstap_map_del(&races->objs, obj, NULL);
+	if (races->last_obj == obj) {
+		races->last_obj = 0;
+		races->last = NULL;
+	}
+	e->next_dead = races->dead;
+	races->dead = e;
+}
+
+void rp_race_check(struct rp_races *races, struct rp_task *t)
 {
 	struct rp_race_obj *e = t->race_obj;
 	uint64_t start = t->rec.start_ns, end = rec_end(&t->rec);
 	bool changes = op_changes(t->rec.op);
 
-	if (!e)
+	if (!e) {
+		reap(races);
 		return;
+	}
 	/* it started while another thread's change was under way (or, a
 	 * change, while another thread's operation was) */
 	if ((e->mod_end > start && e->mod_tid != t->rec.tid) ||
@@ -127,6 +162,7 @@ void rp_race_check(struct rp_task *t)
 		e->any_end = end;
 		e->any_tid = t->rec.tid;
 	}
+	reap(races);
 }
 
 void rp_races_release(struct rp_races *races)
@@ -137,5 +173,6 @@ void rp_races_release(struct rp_races *races)
 	while (fstap_map_next(&races->objs, &pos, NULL, &v))
 		free((struct rp_race_obj *)(uintptr_t)v);
 	fstap_map_release(&races->objs);
+	reap(races);
 	rp_races_init(races);
 }

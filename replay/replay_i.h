@@ -243,7 +243,9 @@ uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidd
  * rp_race_unstage: t leaves the stage. rp_race_check: t, dispatched, is
  * issued: it is marked raced when it started within another thread's
  * change (or, a change, within another thread's operation), and its end is
- * kept (issued operations only, in start order).
+ * kept (issued operations only, in start order). rp_races_forget: an
+ * object the path map forgets (dead for its grace period) loses its state,
+ * so that the table holds the live objects only.
  */
 struct rp_race_obj;
 struct rp_task;
@@ -251,11 +253,14 @@ struct rp_races {
 	struct fstap_map objs;		/* obj -> struct rp_race_obj * */
 	uint64_t last_obj;		/* the object of the latest lookup, and its state */
 	struct rp_race_obj *last;
+	struct rp_race_obj *dead;	/* forgotten, freed at the next check */
 };
 void rp_races_init(struct rp_races *races);
 int rp_race_stage(struct rp_races *races, struct rp_task *t);
 void rp_race_unstage(struct rp_task *t);
-void rp_race_check(struct rp_task *t);
+void rp_race_check(struct rp_races *races, struct rp_task *t);
+/* obj is dead: its state goes (rp_races_forget). */
+void rp_races_forget(struct rp_races *races, uint64_t obj);
 void rp_races_release(struct rp_races *races);
 
 /* ---- tasks: one operation on its way to a worker ------------------------- */

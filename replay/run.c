@@ -142,6 +142,15 @@ static void run_release(struct run *r)
 	rp_arena_free(r->arena);	/* every task is freed by now */
 }
 
+/* The path map forgets obj (dead for its grace period): so do the replay's own tables. */
+static void forget_obj(void *arg, uint64_t obj)
+{
+	struct run *r = arg;
+
+	fstap_nsmodel_forget(&r->ns, obj);
+	rp_races_forget(&r->races, obj);
+}
+
 /*
  * Sets up r (its result r->res) for the trace rd: its maps, what the
  * metadata says about the recording. Returns the reorder window.
@@ -159,6 +168,7 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->tids);
 	fstap_map_init(&r->res_last);
 	rp_races_init(&r->races);
+	fstap_pathmap_on_forget(r->pm, forget_obj, r);
 	fstap_map_init(&r->fh_owner);
 	fstap_map_init(&r->fh_remote);
 	fstap_map_init(&r->fh_local);

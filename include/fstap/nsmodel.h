@@ -55,6 +55,8 @@ static inline int fstap_nsmodel_apply(struct fstap_nsmodel *m, const struct fsta
 		return 0;
 	return fstap_nsmodel_learn(m, rec);
 }
+/* Forgets obj (dead: no later record names it, the path map says). */
+void fstap_nsmodel_forget(struct fstap_nsmodel *m, uint64_t obj);
 /* A rename moved obj into directory dir. 0 or -ENOMEM. */
 int fstap_nsmodel_moved(struct fstap_nsmodel *m, uint64_t obj, uint64_t dir);
 

@@ -25,6 +25,12 @@ void fstap_nsmodel_release(struct fstap_nsmodel *m)
 	fstap_map_release(&m->kinds);
 }
 
+void fstap_nsmodel_forget(struct fstap_nsmodel *m, uint64_t obj)
+{
+	fstap_map_del(&m->parents, obj, NULL);
+	fstap_map_del(&m->kinds, obj, NULL);
+}
+
 int fstap_nsmodel_moved(struct fstap_nsmodel *m, uint64_t obj, uint64_t dir)
 {
 	return obj && dir ? fstap_map_put(&m->parents, obj, dir) : 0;

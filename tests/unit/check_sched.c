@@ -519,7 +519,7 @@ static struct rp_task *task(unsigned i, unsigned op, uint32_t tid, uint64_t obj,
 static void dispatch(struct rp_task *t)
 {
 	rp_race_unstage(t);
-	rp_race_check(t);
+	rp_race_check(&races, t);
 }
 
 static bool race(unsigned op, uint32_t tid, uint64_t obj, uint64_t start, uint64_t dur)
