@@ -97,50 +97,6 @@ START_TEST(test_sched_run_absorption)
 END_TEST
 
 /*
- * A read to EOF (READ short, GETATTR with the handle) with another
- * thread's request between them, all due together in the reorder window:
- * staged together, then dispatched, the getattr still finds its read in
- * its thread's list and stands for a read at end of file. (Staged and
- * dispatched one at a time, the read would be gone when the getattr came.)
- */
-START_TEST(test_sched_run_eof_read_batch)
-{
-	struct rp_result *r;
-	char p[300];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/f", dir_path);
-	fd = open(p, O_WRONLY | O_CREAT, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "0123456789", 10), 10);
-	close(fd);
-	ck_assert_int_eq(fstap_writer_open(&w, trace_path, &(struct fstap_trace_info){
-		.version_major = 1 }, 4096), 0);
-	add((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 1, .mode = 040755 });
-	add((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .tid = 10, .start_ns = 1000, .dur_ns = 5,
-				.obj = 1, .name = B("f"), .child = 5 });
-	add((struct fstap_rec){ .op = FSTAP_OP_OPEN, .tid = 10, .start_ns = 2000, .dur_ns = 5,
-				.obj = 5, .fh = 1, .flags_arg = O_RDONLY });
-	add((struct fstap_rec){ .op = FSTAP_OP_READ, .tid = 10, .start_ns = 3000, .dur_ns = 5,
-				.obj = 5, .fh = 1, .size = 4096, .result = 10 });
-	add((struct fstap_rec){ .op = FSTAP_OP_STATFS, .tid = 20, .start_ns = 3500, .dur_ns = 5,
-				.obj = 1 });
-	add((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .tid = 10, .start_ns = 4000, .dur_ns = 5,
-				.obj = 5, .fh = 1 });
-	add((struct fstap_rec){ .op = FSTAP_OP_RELEASE, .tid = 10, .start_ns = 5000, .dur_ns = 5,
-				.obj = 5, .fh = 1 });
-	ck_assert_int_eq(fstap_writer_close(w, 10000, false), 0);
-	fstap_writer_free(w);
-
-	r = run(RP_ORDER_THREAD);
-	ck_assert_msg(r->stats.divergences == 0, "%llu divergences",
-		      (unsigned long long)r->stats.divergences);
-	ck_assert_uint_eq(r->getattrs_eof_reads, 1);
-	rp_result_free(r);
-}
-END_TEST
-
-/*
  * A read to EOF (READ short, GETATTR with the handle), then close, with
  * the records far apart against the reorder window: each leaves the window
  * as the next one comes, and another thread's request between the read
@@ -621,7 +577,6 @@ static Suite *sched_suite(void)
 	tcase_add_checked_fixture(runs, setup, teardown);
 	tcase_add_test(runs, test_sched_run_cross_thread);
 	tcase_add_test(runs, test_sched_run_thread_order_long_release);
-	tcase_add_test(runs, test_sched_run_eof_read_batch);
 	tcase_add_test(runs, test_sched_run_eof_read_window);
 	tcase_add_test(runs, test_sched_run_errors);
 	tcase_add_test(runs, test_sched_run_change_within_read);
