@@ -15,7 +15,14 @@
  * The len bytes at p as a name: 1 for ".", 2 for "..", 0 for any other
  * (a name of a directory entry, a path's component; not NUL-terminated).
  */
-int fstap_name_dots(const void *p, size_t len);
+static inline int fstap_name_dots(const void *p, size_t len)
+{
+	const char *s = p;
+
+	if (len == 1 && s[0] == '.')
+		return 1;
+	return len == 2 && s[0] == '.' && s[1] == '.' ? 2 : 0;
+}
 /* One directory entry's name: 1 to NAME_MAX bytes, not "." or "..", no '/' and no NUL. */
 bool fstap_name_valid(struct fstap_bytes name);
 /*

@@ -1,19 +1,10 @@
 /*
- * name.c: the validation of names and paths, the test of "." and ".." (name.h).
+ * name.c: the validation of names and paths (name.h).
  */
 #include <limits.h>
 #include <string.h>
 
 #include "fstap/name.h"
-
-int fstap_name_dots(const void *p, size_t len)
-{
-	const char *s = p;
-
-	if (len == 1 && s[0] == '.')
-		return 1;
-	return len == 2 && s[0] == '.' && s[1] == '.' ? 2 : 0;
-}
 
 bool fstap_name_valid(struct fstap_bytes name)
 {
