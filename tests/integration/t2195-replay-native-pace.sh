@@ -111,14 +111,24 @@ lines.append({"op": "footer", "t": t + 2 * ms, "records": 42})
 open(sys.argv[1], "w").write("".join(json.dumps(l) + "\n" for l in lines))
 PY
 expect_exit 0 "$FSTAP" import -o "$T/fj.trace" "$T/fj.jsonl"
-replay_native "$T/fj.trace" fj True
-elapsed=$(json_get "$T/fj.json" "j['runs'][0]['elapsed_ns'] // 1000000")
-[ "$elapsed" -lt 300 ] ||
+# The run's time is a schedule: a loaded machine can make one run late, so
+# up to 3 runs are made and one must be on time (with the joining
+# thread's wait kept, every run takes at least 360 ms).
+fj_native_on_time() {
+	replay_native "$T/fj.trace" fj True
+	elapsed=$(json_get "$T/fj.json" "j['runs'][0]['elapsed_ns'] // 1000000")
+	# the joining operation is due at the joined thread's end, not late by
+	# all of it (a loaded machine may make any op late by some ms)
+	lag=$(json_get "$T/fj.json" "j['runs'][0]['lag_ns']['max'] // 1000000")
+	[ "$elapsed" -lt 300 ] && [ "$lag" -lt 100 ]
+}
+if fj_native_on_time || fj_native_on_time || fj_native_on_time; then
+	:
+elif [ "$elapsed" -ge 300 ]; then
 	fail "--pace=native of a fork and join kept the joining thread's wait: $elapsed ms (expected about 200)"
-# the joining operation is due at the joined thread's end, not late by all
-# of it (a loaded machine may make any op late by some ms)
-lag=$(json_get "$T/fj.json" "j['runs'][0]['lag_ns']['max'] // 1000000")
-[ "$lag" -lt 100 ] || fail "--pace=native of a fork and join: a schedule lag of $lag ms"
+else
+	fail "--pace=native of a fork and join: a schedule lag of $lag ms"
+fi
 rm -rf "$T/r" && mkdir "$T/r"
 expect_exit 0 "$FSTAP" prepare -q "$T/fj.trace" "$T/r"
 expect_exit 0 "$FSTAP" replay --no-progress --pace=orig --json="$T/fj-orig.json" "$T/fj.trace" "$T/r"
