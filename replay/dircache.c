@@ -26,8 +26,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fstap/list.h"
 #include "fstap/name.h"
 #include "exec_i.h"
+
+FSTAP_QUEUE_DEFINE(lru, struct rp_dir, lprev, lnext)
 uint64_t rp_shared_dir_opens(struct rp_shared *sh)
 {
 	uint64_t n;
@@ -54,14 +57,7 @@ static void dir_uncache(struct rp_shared *sh, struct rp_dir *d)
 	while (*pp != d)
 		pp = &(*pp)->hnext;
 	*pp = d->hnext;
-	if (d->lprev)
-		d->lprev->lnext = d->lnext;
-	else
-		sh->lru_head = d->lnext;
-	if (d->lnext)
-		d->lnext->lprev = d->lprev;
-	else
-		sh->lru_tail = d->lprev;
+	lru_unlink(&sh->lru_head, &sh->lru_tail, d);
 	d->cached = false;
 	sh->ndirs--;
 	rp_dir_unref(d);
@@ -71,17 +67,6 @@ void rp_dircache_clear(struct rp_shared *sh)
 {
 	while (sh->lru_head)
 		dir_uncache(sh, sh->lru_head);
-}
-
-static void lru_push_head(struct rp_shared *sh, struct rp_dir *d)
-{
-	d->lprev = NULL;
-	d->lnext = sh->lru_head;
-	if (sh->lru_head)
-		sh->lru_head->lprev = d;
-	else
-		sh->lru_tail = d;
-	sh->lru_head = d;
 }
 
 /* A cached entry for path in generation gen, with a reference taken, or NULL. */
@@ -95,12 +80,8 @@ static struct rp_dir *dircache_get(struct rp_shared *sh, const char *path, uint6
 			continue;
 		d->refs++;
 		if (sh->lru_head != d) {	/* to the head */
-			d->lprev->lnext = d->lnext;
-			if (d->lnext)
-				d->lnext->lprev = d->lprev;
-			else
-				sh->lru_tail = d->lprev;
-			lru_push_head(sh, d);
+			lru_unlink(&sh->lru_head, &sh->lru_tail, d);
+			lru_push_head(&sh->lru_head, &sh->lru_tail, d);
 		}
 		return d;
 	}
@@ -248,7 +229,7 @@ int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 		d->refs++;
 		d->hnext = sh->dbucket[hash % DIRCACHE_BUCKETS];
 		sh->dbucket[hash % DIRCACHE_BUCKETS] = d;
-		lru_push_head(sh, d);
+		lru_push_head(&sh->lru_head, &sh->lru_tail, d);
 		sh->ndirs++;
 	}
 	pthread_mutex_unlock(&sh->dmu);

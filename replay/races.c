@@ -8,7 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fstap/list.h"
 #include "replay_i.h"
+
+/* An object's staged operations, kept by the last one and walked backwards. */
+FSTAP_LIST_DEFINE(staged_list, struct rp_task, race_next, race_prev)
 
 /* How far back a change looks for the staged operations it started within. */
 #define RACE_STAGED_SCAN 32
@@ -85,11 +89,7 @@ int rp_race_stage(struct rp_races *races, struct rp_task *t)
 			if (q->rec.tid != t->rec.tid && rec_end(&q->rec) > t->rec.start_ns)
 				q->raced = true;
 	t->race_obj = e;
-	t->race_prev = e->staged;
-	t->race_next = NULL;
-	if (e->staged)
-		e->staged->race_next = t;
-	e->staged = t;
+	staged_list_push(&e->staged, t);
 	return 0;
 }
 
@@ -99,13 +99,7 @@ void rp_race_unstage(struct rp_task *t)
 
 	if (!e)
 		return;
-	if (t->race_next)
-		t->race_next->race_prev = t->race_prev;
-	else
-		e->staged = t->race_prev;
-	if (t->race_prev)
-		t->race_prev->race_next = t->race_next;
-	t->race_prev = t->race_next = NULL;
+	staged_list_unlink(&e->staged, t);
 }
 
 /* The forgotten objects' states: no task can use them any more. */

@@ -11,7 +11,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fstap/list.h"
 #include "run_i.h"
+
+FSTAP_QUEUE_DEFINE(thread_list, struct rp_task, tprev, tnext)
 
 struct tstate *rp_tstate_new(struct run *r, uint32_t tid)
 {
@@ -33,27 +36,13 @@ struct tstate *rp_tstate_new(struct run *r, uint32_t tid)
  */
 static void thread_append(struct tstate *ts, struct rp_task *t)
 {
-	t->tprev = ts->tail;
-	t->tnext = NULL;
-	if (ts->tail)
-		ts->tail->tnext = t;
-	else
-		ts->head = t;
-	ts->tail = t;
+	thread_list_push_tail(&ts->head, &ts->tail, t);
 	rp_classify_arrived(t, &ts->fh_hist);
 }
 
 static void thread_unlink(struct tstate *ts, struct rp_task *t)
 {
-	if (t->tprev)
-		t->tprev->tnext = t->tnext;
-	else
-		ts->head = t->tnext;
-	if (t->tnext)
-		t->tnext->tprev = t->tprev;
-	else
-		ts->tail = t->tprev;
-	t->tprev = t->tnext = NULL;
+	thread_list_unlink(&ts->head, &ts->tail, t);
 }
 
 /*

@@ -23,8 +23,11 @@
 #include <string.h>
 
 #include "analysis/reorder_i.h"
+#include "fstap/list.h"
 #include "fstap/name.h"
 #include "fstap/ops.h"
+
+FSTAP_LIST_DEFINE(held_list, struct grp, prev, next)
 
 /* Whether op may be part of a file's group (with obj the file). */
 static bool group_op(unsigned op)
@@ -80,12 +83,7 @@ static void grp_unref(struct plan *p, struct grp *g)
 {
 	if (--g->nhandles || !g->placed)
 		return;
-	if (g->prev)
-		g->prev->next = g->next;
-	else
-		p->held = g->next;
-	if (g->next)
-		g->next->prev = g->prev;
+	held_list_unlink(&p->held, g);
 	ro_grp_free(g);
 }
 
@@ -99,11 +97,7 @@ void ro_grp_done(struct plan *p, struct grp *g)
 		ro_grp_free(g);
 		return;
 	}
-	g->prev = NULL;
-	g->next = p->held;
-	if (p->held)
-		p->held->prev = g;
-	p->held = g;
+	held_list_push(&p->held, g);
 }
 
 static int add_member(struct grp *g, const struct fstap_rec *rec, uint64_t seq)

@@ -1,6 +1,6 @@
 # libfstap: the trace format, its reader and writer, JSON Lines, path
 # resolution, logging, the crash handler, safe output files, the stopping of
-# a FUSE daemon (stop.h) and the shared pieces (util.h). Every other part
+# a FUSE daemon (stop.h) and the shared pieces (util.h, list.h). Every other part
 # links it.
 noinst_LIBRARIES += libfstap.a
 libfstap_a_SOURCES = \
@@ -18,6 +18,7 @@ libfstap_a_SOURCES = \
 	include/fstap/fileattr.h \
 	include/fstap/xattr.h \
 	include/fstap/util.h \
+	include/fstap/list.h \
 	include/fstap/name.h \
 	include/fstap/state.h \
 	include/fstap/stop.h \
