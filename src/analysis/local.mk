@@ -31,7 +31,7 @@ fstap_SOURCES += src/cli/cmd-report.c src/cli/cmd-filter.c src/cli/cmd-reorder.c
 fstap_LDADD += libanalysis.a $(FSTAP_LIBS) $(CRYPTO_LIBS) -lm
 
 ANALYSIS_UNIT_TESTS = tests/unit/check_rank tests/unit/check_reorder tests/unit/check_order \
-	tests/unit/check_anonymize tests/unit/check_objtab
+	tests/unit/check_anonymize tests/unit/check_objtab tests/unit/check_report
 check_PROGRAMS += $(ANALYSIS_UNIT_TESTS)
 TESTS += $(ANALYSIS_UNIT_TESTS)
 UNIT_TESTS += $(ANALYSIS_UNIT_TESTS)
@@ -56,6 +56,11 @@ tests_unit_check_objtab_SOURCES = tests/unit/check_objtab.c
 tests_unit_check_objtab_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_objtab_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_check_objtab_LDADD = $(ANALYSIS_UNIT_LDADD)
+
+tests_unit_check_report_SOURCES = tests/unit/check_report.c $(UNIT_FIXTURES)
+tests_unit_check_report_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_report_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_check_report_LDADD = $(ANALYSIS_UNIT_LDADD)
 
 tests_unit_check_anonymize_SOURCES = tests/unit/check_anonymize.c
 tests_unit_check_anonymize_CPPFLAGS = $(AM_CPPFLAGS) $(CHECK_CFLAGS)

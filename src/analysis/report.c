@@ -372,89 +372,144 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 	return account_app(r, rec);
 }
 
-/* ---- entry point -------------------------------------------------------- */
+/* ---- the pass and the entry point ---------------------------------------- */
 
-int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
+/* The model's tables, empty. 0 or -ENOMEM. */
+static int rep_init(struct rep *r, const char *trace, unsigned top)
 {
-	struct fstap_reader *rd = NULL;
-	struct fstap_sorter *s = NULL;
-	struct rep r = { .trace = trace, .top = opts->top };
-	struct fstap_rec rec;
-	json_t *root = NULL;
-	char line[256];
-	int ret;
+	memset(r, 0, sizeof(*r));
+	r->trace = trace;
+	r->top = top;
+	if (an_objtab_new(&r->objs) || an_objtab_new(&r->handles) || an_objtab_new(&r->threads) ||
+	    fstap_pathmap_new(&r->pm) || an_access_new(&r->order))
+		return -ENOMEM;
+	an_objtab_parents_only(r->objs);
+	an_objtab_forget_dead(r->objs, forgot, r);
+	return 0;
+}
+
+static void rep_release(struct rep *r)
+{
 	size_t i;
 
-	if ((ret = an_open_sorted(trace, &rd, &s)))
-		return ret;
-	if (an_objtab_new(&r.objs) || an_objtab_new(&r.handles) || an_objtab_new(&r.threads) ||
-	    fstap_pathmap_new(&r.pm) || an_access_new(&r.order)) {
-		ret = fstap_error(-ENOMEM, "out of memory");
-		goto done;
+	an_access_free(r->order);
+	an_objtab_free(r->objs);
+	an_objtab_free(r->handles);
+	an_objtab_free(r->threads);
+	fstap_pathmap_free(r->pm);
+	for (i = 0; i < r->nprocs; i++)
+		free(r->procs[i].comm);
+	free(r->procs);
+	fstap_map_release(&r->proc_index);
+	for (i = 0; i < r->nrows; i++)
+		free(r->rows[i].path);
+	free(r->rows);
+	for (i = 0; i < r->ngone; i++)
+		free(r->gone[i].path);
+	free(r->gone);
+	for (i = 0; i < r->ngone_path; i++)
+		free(r->gone_path[i]);
+	free(r->gone_path);
+	fstap_map_release(&r->gone_paths);
+}
+
+#define OUT_OF_ORDER 1
+
+/*
+ * One pass over the trace in time order: through the sorter s, or, without
+ * it, in the file's order for as long as that is time order (a trace one
+ * writer wrote in order: every trace fstap writes but the recorder's). The
+ * sorter would then give the same records in the same order, so the model
+ * is the same, without the window's copies. OUT_OF_ORDER: an operation
+ * record started before one read before it; the pass must be done again,
+ * through the sorter. 0 at the end, or -errno.
+ */
+static int pass(struct rep *r, struct fstap_reader *rd, struct fstap_sorter *s)
+{
+	struct fstap_rec rec;
+	uint64_t latest = 0;
+	int ret;
+
+	for (;;) {
+		ret = s ? fstap_sorter_next(s, &rec) : fstap_reader_next(rd, &rec);
+		if (ret != 1)
+			return ret;
+		if (!s && !fstap_op_is_meta(rec.op)) {
+			if (rec.start_ns < latest)
+				return OUT_OF_ORDER;
+			latest = rec.start_ns;
+		}
+		if ((ret = account(r, &rec)))
+			return ret;
 	}
-	an_objtab_parents_only(r.objs);
-	an_objtab_forget_dead(r.objs, forgot, &r);
-	while ((ret = fstap_sorter_next(s, &rec)) == 1)
-		if ((ret = account(&r, &rec)))
-			break;
-	if (ret < 0) {
-		if (ret == -ENOMEM)
-			fstap_error(ret, "out of memory");
-		else
-			fstap_error(ret, "%s", fstap_reader_errmsg(rd));
-		goto done;
-	}
-	r.complete = fstap_reader_complete(rd);
-	if (r.complete)
-		r.lost = fstap_reader_footer(rd)->lost;
+}
+
+/* The report of the model filled by the pass, to out. 0 or -errno (printed). */
+static int print_report(struct rep *r, struct fstap_reader *rd, struct fstap_sorter *s,
+			const struct an_report_opts *opts, FILE *out)
+{
+	json_t *root;
+	char line[256];
+	int ret;
+
+	r->complete = fstap_reader_complete(rd);
+	if (r->complete)
+		r->lost = fstap_reader_footer(rd)->lost;
 	else if (fstap_reader_notice(rd, "reported", line, sizeof(line)))
 		fstap_warn("%s", line);
 	if (fstap_sorter_late(s))
 		fstap_warn("%llu records came later than the reorder window and are out of time order",
 			   (unsigned long long)fstap_sorter_late(s));
-	if ((ret = order_rows(&r))) {
-		ret = fstap_error(ret, "out of memory");
-		goto done;
-	}
-	root = rep_json(&r, opts->top);
-	if (r.oom) {
-		ret = fstap_error(-ENOMEM, "out of memory");
-		goto done;
-	}
-	if (opts->json) {
+	if ((ret = order_rows(r)))
+		return fstap_error(ret, "out of memory");
+	root = rep_json(r, opts->top);
+	ret = r->oom ? -ENOMEM : 0;
+	if (!ret && opts->json) {
 		char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 
-		if (!text) {
+		if (text)
+			fprintf(out, "%s\n", text);
+		else
+			ret = -ENOMEM;
+		free(text);
+	} else if (!ret) {
+		rep_print_text(r, root, out);
+	}
+	json_decref(root);
+	return ret ? fstap_error(ret, "out of memory") : 0;
+}
+
+int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
+{
+	struct fstap_reader *rd = NULL;
+	struct fstap_sorter *s = NULL;
+	bool sorted = !strcmp(trace, "-");	/* a pipe cannot be read again */
+	struct rep r;
+	int ret;
+
+	for (;;) {
+		if ((ret = an_open_sorted(trace, &rd, &s)))
+			return ret;
+		if (rep_init(&r, trace, opts->top)) {
 			ret = fstap_error(-ENOMEM, "out of memory");
 			goto done;
 		}
-		fprintf(out, "%s\n", text);
-		free(text);
-	} else {
-		rep_print_text(&r, root, out);
+		ret = pass(&r, rd, sorted ? s : NULL);
+		if (ret != OUT_OF_ORDER)
+			break;
+		rep_release(&r);
+		fstap_sorter_free(s);
+		fstap_reader_close(rd);
+		sorted = true;
 	}
-	ret = 0;
+	if (ret == -ENOMEM)
+		fstap_error(ret, "out of memory");
+	else if (ret < 0)
+		fstap_error(ret, "%s", fstap_reader_errmsg(rd));
+	else
+		ret = print_report(&r, rd, s, opts, out);
 done:
-	json_decref(root);
-	an_access_free(r.order);
-	an_objtab_free(r.objs);
-	an_objtab_free(r.handles);
-	an_objtab_free(r.threads);
-	fstap_pathmap_free(r.pm);
-	for (i = 0; i < r.nprocs; i++)
-		free(r.procs[i].comm);
-	free(r.procs);
-	fstap_map_release(&r.proc_index);
-	for (i = 0; i < r.nrows; i++)
-		free(r.rows[i].path);
-	free(r.rows);
-	for (i = 0; i < r.ngone; i++)
-		free(r.gone[i].path);
-	free(r.gone);
-	for (i = 0; i < r.ngone_path; i++)
-		free(r.gone_path[i]);
-	free(r.gone_path);
-	fstap_map_release(&r.gone_paths);
+	rep_release(&r);
 	fstap_sorter_free(s);
 	fstap_reader_close(rd);
 	return ret;
