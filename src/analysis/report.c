@@ -29,28 +29,36 @@ const char *const rep_ord_names[ORD_NR] = { "readdir", "name", "inode" };
 
 /* ---- processes ---------------------------------------------------------- */
 
+/* Remembers pid at index idx (+ 1) as the one found last. */
+static struct proc *proc_found(struct rep *r, uint32_t pid, size_t idx)
+{
+	r->last_pid[1] = r->last_pid[0];
+	r->last_proc[1] = r->last_proc[0];
+	r->last_pid[0] = pid;
+	r->last_proc[0] = idx;
+	return &r->procs[idx - 1];
+}
+
 static struct proc *proc_get(struct rep *r, uint32_t pid)
 {
 	const uint64_t *idx;
 	struct proc *p;
 
-	if (r->last_proc && r->last_pid == pid)
-		return &r->procs[r->last_proc - 1];
+	/* two: an application's records alternate with its releases (pid 0) */
+	if (r->last_proc[0] && r->last_pid[0] == pid)
+		return &r->procs[r->last_proc[0] - 1];
+	if (r->last_proc[1] && r->last_pid[1] == pid)
+		return proc_found(r, pid, r->last_proc[1]);
 	idx = fstap_map_get(&r->proc_index, (uint64_t)pid + 1);
-	if (idx) {
-		r->last_pid = pid;
-		r->last_proc = *idx;
-		return &r->procs[*idx - 1];
-	}
+	if (idx)
+		return proc_found(r, pid, *idx);
 	if (FSTAP_GROW(r->procs, r->nprocs + 1, r->capprocs) ||
 	    fstap_map_put(&r->proc_index, (uint64_t)pid + 1, r->nprocs + 1))
 		return NULL;
 	p = &r->procs[r->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	r->last_pid = pid;
-	r->last_proc = r->nprocs;
-	return p;
+	return proc_found(r, pid, r->nprocs);
 }
 
 const char *rep_proc_comm(const struct rep *r, uint32_t pid)
@@ -185,7 +193,7 @@ static void forgot(struct an_obj *o, void *arg)
 		else
 			r->gone_files++;
 	}
-	an_objtab_del(r->handles, o->obj | (1ull << 63));
+	fstap_map_del(&r->handles, o->obj | (1ull << 63), NULL);
 	ret = an_access_forget(r->order, o->obj);
 	if (ret > 0)
 		ret = keep_gone_path(r, o->obj);
@@ -233,24 +241,24 @@ static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
 {
 	struct iostat *io = &r->io[which];
 	uint64_t key = rec->fh ? rec->fh : (rec->obj | (1ull << 63));
-	struct an_obj *h;
+	uint64_t *next, end;
 
 	io->ops++;
 	io->hist[size_bucket(rec->size)]++;
 	if (rec->result < 0)
 		return;
 	io->bytes += (uint64_t)rec->result;
-	h = an_objtab_add(r->handles, key);
-	if (!h) {
-		r->oom = 1;
-		return;
-	}
+	next = fstap_map_get(&r->handles, key);
 	/* sequential: at the end of the previous transfer on the handle (0 at first) */
-	if (rec->offset == h->handle.next_offset)
+	if (rec->offset == (next ? *next : 0))
 		io->seq++;
 	else
 		io->rnd++;
-	h->handle.next_offset = rec->offset + (uint64_t)rec->result;
+	end = rec->offset + (uint64_t)rec->result;
+	if (next)
+		*next = end;
+	else if (fstap_map_put(&r->handles, key, end))
+		r->oom = 1;
 }
 
 /* An application's record (not the kernel's own), after its names are learned. */
@@ -270,8 +278,8 @@ static int account_app(struct rep *r, const struct fstap_rec *rec)
 	if (!p)
 		return -ENOMEM;
 	p->ops++;
-	if (rec->tid && !an_objtab_get(r->threads, rec->tid)) {
-		if (!an_objtab_add(r->threads, rec->tid))
+	if (rec->tid && !fstap_map_get(&r->threads, rec->tid)) {
+		if (fstap_map_put(&r->threads, rec->tid, 1))
 			return -ENOMEM;
 		r->nthreads++;
 	}
@@ -359,7 +367,7 @@ static int account(struct rep *r, const struct fstap_rec *rec)
 	if ((ret = an_objtab_apply(r->objs, r->pm, rec)))
 		return ret;
 	if ((rec->op == FSTAP_OP_RELEASE || rec->op == FSTAP_OP_RELEASEDIR) && rec->fh)
-		an_objtab_del(r->handles, rec->fh);	/* its offsets end with it */
+		fstap_map_del(&r->handles, rec->fh, NULL);	/* its offsets end with it */
 	if (rec->flags & FSTAP_RF_KERNEL) {
 		r->kernel_ops++;
 		r->ops[rec->op].kernel++;
@@ -380,8 +388,7 @@ static int rep_init(struct rep *r, const char *trace, unsigned top)
 	memset(r, 0, sizeof(*r));
 	r->trace = trace;
 	r->top = top;
-	if (an_objtab_new(&r->objs) || an_objtab_new(&r->handles) || an_objtab_new(&r->threads) ||
-	    fstap_pathmap_new(&r->pm) || an_access_new(&r->order))
+	if (an_objtab_new(&r->objs) || fstap_pathmap_new(&r->pm) || an_access_new(&r->order))
 		return -ENOMEM;
 	an_objtab_parents_only(r->objs);
 	an_objtab_forget_dead(r->objs, forgot, r);
@@ -394,8 +401,8 @@ static void rep_release(struct rep *r)
 
 	an_access_free(r->order);
 	an_objtab_free(r->objs);
-	an_objtab_free(r->handles);
-	an_objtab_free(r->threads);
+	fstap_map_release(&r->handles);
+	fstap_map_release(&r->threads);
 	fstap_pathmap_free(r->pm);
 	for (i = 0; i < r->nprocs; i++)
 		free(r->procs[i].comm);

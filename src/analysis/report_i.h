@@ -65,8 +65,9 @@ struct order_row {
 struct rep {
 	const char *trace;
 	struct an_objtab *objs;		/* .report */
-	struct an_objtab *handles;	/* .handle */
-	struct an_objtab *threads;
+	struct fstap_map handles;	/* fh, else obj | 1 << 63 -> where the latest
+					 * transfer on it ended */
+	struct fstap_map threads;	/* tid -> 1 */
 	struct fstap_pathmap *pm;
 	struct an_access *order;
 	struct opstat ops[FSTAP_OP_NR];
@@ -74,8 +75,9 @@ struct rep {
 	struct proc *procs;
 	size_t nprocs, capprocs;
 	struct fstap_map proc_index;	/* pid + 1 -> index + 1 in procs */
-	uint32_t last_pid;		/* the pid proc_get found last, at procs[last_proc] */
-	size_t last_proc;		/* index + 1; 0: none */
+	/* the pids proc_get found last, at procs[last_proc[i] - 1] (0: none) */
+	uint32_t last_pid[2];
+	size_t last_proc[2];
 	uint64_t app_ops, kernel_ops, kernel_bytes_read, kernel_bytes_written;
 	uint64_t bytes_read, bytes_written, lost;
 	uint64_t first_ns, last_end_ns, end_ns;
