@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/report_i.h"
 #include "fstap/log.h"
@@ -490,9 +491,13 @@ int an_report(const char *trace, const struct an_report_opts *opts, FILE *out)
 {
 	struct fstap_reader *rd = NULL;
 	struct fstap_sorter *s = NULL;
-	bool sorted = !strcmp(trace, "-");	/* a pipe cannot be read again */
 	struct rep r;
+	struct stat st;
+	bool sorted;
 	int ret;
+
+	/* only a regular file can be read again (not "-", nor a pipe by name) */
+	sorted = !strcmp(trace, "-") || stat(trace, &st) || !S_ISREG(st.st_mode);
 
 	for (;;) {
 		if ((ret = an_open_sorted(trace, &rd, &s)))

@@ -3,12 +3,15 @@
  * time order whether or not its file order is: a trace whose threads'
  * chunks interleave gives the report of the same records written in time
  * order, and a trace in time order gives the same report from a file (read
- * in file order) as from a pipe (through the sorter).
+ * in file order) as from a pipe (through the sorter), an interleaved one
+ * from a pipe by name (which cannot be read twice) as from a file.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -138,6 +141,39 @@ START_TEST(test_report_file_order_as_sorted)
 }
 END_TEST
 
+START_TEST(test_report_named_pipe_interleaved)
+{
+	char *fifo = fixture_tmpname("report-fifo");
+	char *file, *piped;
+	int status;
+	pid_t pid;
+
+	write_trace(true);
+	file = report(path);
+	ck_assert_int_eq(unlink(fifo), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		/* the trace into the pipe, once */
+		char buf[4096];
+		FILE *in = fopen(path, "rb"), *out = fopen(fifo, "wb");
+		size_t n;
+
+		while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, out);
+		_exit(out && !fclose(out) ? 0 : 1);
+	}
+	piped = report(fifo);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_str_eq(strchr(strchr(piped, '\n') + 1, '\n'), strchr(strchr(file, '\n') + 1, '\n'));
+	unlink(fifo);
+	free(fifo);
+	free(file);
+	free(piped);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -146,6 +182,7 @@ static Suite *report_suite(void)
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_test(core, test_report_interleaved_chunks_in_time_order);
 	tcase_add_test(core, test_report_file_order_as_sorted);
+	tcase_add_test(core, test_report_named_pipe_interleaved);
 	suite_add_tcase(s, core);
 	return s;
 }
