@@ -139,7 +139,8 @@ bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_re
  * entries on the way are cached, nothing else of the walk reaches FUSE: a
  * stat("d/e/f") of a cached f in a changed d is GETATTR(d), GETATTR(f). So
  * a GETATTR of directory g->obj is the walk's check when the same thread's
- * next request acts, by path, on an object below it (fstap_nsmodel_below):
+ * next request acts, by path, on an object below it (fstap_pathmap_below: on
+ * the path the replay will use, as the records dispatched so far tell):
  * a getattr, open, xattr call... of that object, or an entry operation or
  * lookup in a directory below it. As with entry operations in
  * the directory itself (rp_getattr_absorbed), an application's stat() of
@@ -147,7 +148,7 @@ bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_re
  * absorbed too.
  */
 bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct fstap_nsmodel *ns)
+		     const struct fstap_pathmap *pm)
 {
 	switch (n->op) {
 	case FSTAP_OP_GETATTR:
@@ -170,11 +171,11 @@ bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
 	case FSTAP_OP_SYMLINK:
 	case FSTAP_OP_UNLINK:
 	case FSTAP_OP_RMDIR:
-		return fstap_nsmodel_below(ns, n->obj, g->obj);
+		return fstap_pathmap_below(pm, n->obj, g->obj);
 	case FSTAP_OP_RENAME:
 	case FSTAP_OP_LINK:
-		return fstap_nsmodel_below(ns, n->obj, g->obj) ||
-		       fstap_nsmodel_below(ns, n->newparent, g->obj);
+		return fstap_pathmap_below(pm, n->obj, g->obj) ||
+		       fstap_pathmap_below(pm, n->newparent, g->obj);
 	default:
 		return false;
 	}
@@ -186,7 +187,7 @@ bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
  * makes g the permission check of a walk through a directory.
  */
 static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_nsmodel *ns)
+			  const struct fstap_pathmap *pm)
 {
 	switch (n->op) {
 	case FSTAP_OP_LOOKUP:
@@ -210,7 +211,7 @@ static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
 	default:
 		break;
 	}
-	return rp_getattr_walk(g, n, ns);
+	return rp_getattr_walk(g, n, pm);
 }
 
 /*
@@ -225,10 +226,10 @@ static bool dir_walk_next(const struct fstap_rec *g, const struct fstap_rec *n,
  * stat(), and stays; this rule is for directories only.)
  */
 bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct fstap_nsmodel *ns)
+			  const struct fstap_rec *nn, const struct fstap_pathmap *pm)
 {
 	return n->op == FSTAP_OP_GETATTR && !n->fh && !g->fh && n->obj == g->obj && nn &&
-	       dir_walk_next(g, nn, ns);
+	       dir_walk_next(g, nn, pm);
 }
 
 /*
@@ -399,7 +400,7 @@ void rp_classify_arrived(struct rp_task *t, struct rp_fh_hist *h)
 }
 
 /* When t is dispatched, the records after it it depends on have come (rp_classified). */
-void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t)
+void rp_classify(bool attr_stale, const struct fstap_pathmap *pm, struct rp_task *t)
 {
 	struct fstap_rec *c = &t->rec;
 	const struct rp_task *n = rp_op_next(t), *nn;
@@ -421,9 +422,9 @@ void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task
 		t->absorbed = t->after_opendir ||
 			      (attr_stale && (t->after_create ||
 					      (n && (rp_getattr_absorbed(c, &n->rec) ||
-						     rp_getattr_walk(c, &n->rec, ns) ||
+						     rp_getattr_walk(c, &n->rec, pm) ||
 						     rp_getattr_dir_twice(c, &n->rec,
-									  nn ? &nn->rec : NULL, ns)))));
+									  nn ? &nn->rec : NULL, pm)))));
 		break;
 	default:
 		break;

@@ -1,8 +1,6 @@
 /*
  * learn.c: what the dispatcher learns from the records about the trace's
- * objects, beyond their paths (fstap_pathmap) and their directories and
- * kinds (fstap_nsmodel, fed as the records are read: classify.c's walk
- * rule needs them before a record is dispatched): which renames move
+ * objects, beyond their paths and kinds (fstap_pathmap): which renames move
  * directories, which handle of an object is open, the names the root's
  * listing will hold, the syncs the kernel made after synchronous writes,
  * and the process names for the divergence log.
@@ -26,12 +24,12 @@
 /* Whether obj is known to be a device node. */
 bool rp_is_device(const struct run *r, uint64_t obj)
 {
-	return obj && fstap_nsmodel_kind(&r->ns, obj) == FSTAP_KIND_DEVICE;
+	return obj && fstap_pathmap_kind(r->pm, obj) == FSTAP_KIND_DEVICE;
 }
 
 static bool maybe_dir(const struct run *r, uint64_t obj)
 {
-	enum fstap_kind k = obj ? fstap_nsmodel_kind(&r->ns, obj) : FSTAP_KIND_UNKNOWN;
+	enum fstap_kind k = obj ? fstap_pathmap_kind(r->pm, obj) : FSTAP_KIND_UNKNOWN;
 
 	return k == FSTAP_KIND_UNKNOWN || k == FSTAP_KIND_DIR;
 }
@@ -194,18 +192,12 @@ const char *rp_comm_of(const struct run *r, uint32_t pid)
 
 /*
  * Learns from c as it is dispatched (after its paths were taken): the
- * directory a rename moves its object to (which object that is, only the
- * names know), the root's names, the paths, which handle is open. 0 or
- * -ENOMEM.
+ * root's names, the paths, which handle is open. 0 or -ENOMEM.
  */
 int rp_learn_dispatched(struct run *r, const struct fstap_rec *c)
 {
 	int ret;
 
-	if (c->op == FSTAP_OP_RENAME && c->result >= 0 &&
-	    (ret = fstap_nsmodel_moved(&r->ns, fstap_pathmap_lookup(r->pm, c->obj, c->name),
-				       c->newparent)))
-		return ret;
 	rp_note_root_names(r, c);
 	if ((ret = fstap_pathmap_apply(r->pm, c)) || (ret = learn_open_handle(r, c)))
 		return ret;

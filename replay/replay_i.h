@@ -28,7 +28,7 @@
 
 #include <jansson.h>
 
-#include "fstap/nsmodel.h"
+#include "fstap/pathmap.h"
 #include "fstap/ops.h"
 #include "fstap/sort.h"
 #include "fstap/trace.h"
@@ -421,13 +421,13 @@ bool rp_getattr_absorbed(const struct fstap_rec *g, const struct fstap_rec *next
 /* Whether getattr g (without a handle) is the open's check after create prev. */
 bool rp_getattr_after_create(const struct fstap_rec *prev, const struct fstap_rec *g);
 /* Whether getattr g of a directory is the check of the walk through it to
- * next (ns: each object's directory; NULL: none known). */
+ * next (pm: the paths as before g; NULL: none known). */
 bool rp_getattr_walk(const struct fstap_rec *g, const struct fstap_rec *n,
-		     const struct fstap_nsmodel *ns);
+		     const struct fstap_pathmap *pm);
 /* Whether getattr g of a directory, then getattr n of it, then nn (a walk
  * through it), is the kernel's twice asked permission check. */
 bool rp_getattr_dir_twice(const struct fstap_rec *g, const struct fstap_rec *n,
-			  const struct fstap_rec *nn, const struct fstap_nsmodel *ns);
+			  const struct fstap_rec *nn, const struct fstap_pathmap *pm);
 /* Whether getattr g is the fstat() of the opendir() prev (O_NONBLOCK: glibc's). */
 bool rp_getattr_after_opendir(const struct fstap_rec *prev, const struct fstap_rec *g);
 
@@ -463,8 +463,8 @@ bool rp_write_continues(const struct fstap_rec *prev, const struct fstap_rec *w)
  *
  * rp_classify: a lookup or a getattr without a handle gets t->absorbed
  * (attr_stale: the recording did not cache attributes, permission-check
- * getattrs are then absorbed; ns: each object's directory as far as known,
- * NULL: none, for the walk rules); a getattr with a handle that a read on
+ * getattrs are then absorbed; pm: the paths as before t, NULL: none known,
+ * for the walk rules); a getattr with a handle that a read on
  * it follows is absorbed.
  */
 /* A thread's latest requests (write markers left out), newest last. */
@@ -477,7 +477,7 @@ struct rp_fh_hist {
 	unsigned next, n;		/* the slot the next one takes; slots used */
 };
 void rp_classify_arrived(struct rp_task *t, struct rp_fh_hist *h);
-void rp_classify(bool attr_stale, const struct fstap_nsmodel *ns, struct rp_task *t);
+void rp_classify(bool attr_stale, const struct fstap_pathmap *pm, struct rp_task *t);
 /* What a classified task stands for in the replay. */
 enum rp_fate {
 	RP_FATE_ISSUED,		/* its system call(s) are issued */

@@ -48,8 +48,10 @@ static void progress(struct run *r, bool final)
 
 /*
  * What the replay learns from a record as it is read, in file order, ahead
- * of the reorder window (fstap_sorter_on_read): the namespace, the
- * threads, the processes' names. 0 or -ENOMEM.
+ * of the reorder window (fstap_sorter_on_read): the initial namespace, the
+ * kinds of the objects (classification needs them before a record is
+ * dispatched: a CREATE can come later in the file than a GETATTR after it),
+ * the threads, the processes' names. 0 or -ENOMEM.
  */
 static int on_read(void *arg, const struct fstap_rec *rec)
 {
@@ -61,12 +63,12 @@ static int on_read(void *arg, const struct fstap_rec *rec)
 	if (!fstap_op_is_meta(rec->op)) {
 		r->res->op_records++;
 		rp_note_thread(r, rec);
-		return fstap_nsmodel_apply(&r->ns, rec);
+		return fstap_pathmap_learn_kind(r->pm, rec);
 	}
 	if (rec->op == FSTAP_OP_STATE_DENTRY)
 		rp_note_root_names(r, rec);
 	if ((rec->op == FSTAP_OP_STATE_DENTRY || rec->op == FSTAP_OP_STATE_INODE) &&
-	    ((ret = fstap_pathmap_apply(r->pm, rec)) || (ret = fstap_nsmodel_apply(&r->ns, rec))))
+	    (ret = fstap_pathmap_apply(r->pm, rec)))
 		return ret;
 	if (rec->op == FSTAP_OP_PROCESS && r->res->divlog)
 		ret = rp_learn_comm(r, rec);
@@ -131,7 +133,6 @@ static void run_release(struct run *r)
 	rp_races_release(&r->races);
 	fstap_map_release(&r->fh_owner);
 	rp_borrowed_release(r);
-	fstap_nsmodel_release(&r->ns);
 	fstap_map_release(&r->sync_fh);
 	fstap_map_release(&r->open_fh);
 	fstap_map_release(&r->comm_of);
@@ -147,7 +148,6 @@ static void forget_obj(void *arg, uint64_t obj)
 {
 	struct run *r = arg;
 
-	fstap_nsmodel_forget(&r->ns, obj);
 	rp_races_forget(&r->races, obj);
 }
 
@@ -172,7 +172,6 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->fh_owner);
 	fstap_map_init(&r->fh_remote);
 	fstap_map_init(&r->fh_local);
-	fstap_nsmodel_init(&r->ns);
 	fstap_map_init(&r->sync_fh);
 	fstap_map_init(&r->open_fh);
 	fstap_map_init(&r->comm_of);

@@ -114,7 +114,6 @@ struct run {
 	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct fstap_map fh_remote;	/* --split: fh + 1 -> its open on another rank (borrowed.c) */
 	struct fstap_map fh_local;	/* --split: fh + 1 -> worker idx + 1 holding this rank's copy */
-	struct fstap_nsmodel ns;	/* each object's directory and kind, as the records are read */
 	struct fstap_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
 	struct fstap_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
 	bool attr_stale;	/* the recording did not cache attributes */

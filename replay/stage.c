@@ -92,7 +92,7 @@ static void release(struct run *r, struct rp_task *t)
 	if (t->rec.op == FSTAP_OP_WRITE)
 		rp_merge_split_write(t);
 	else
-		rp_classify(r->attr_stale, &r->ns, t);
+		rp_classify(r->attr_stale, r->pm, t);
 	thread_unlink(ts, t);
 }
 

@@ -18,10 +18,19 @@
  * A forgotten object comes out as an unknown one. Memory grows with the
  * objects alive and those dead within the grace period, not with the
  * number of records. Shared by export, replay and analysis.
+ *
+ * It also knows what kind of object each one is: from its initial mode
+ * (state_inode), mkdir, mknod's mode, create and symlink (neither a
+ * directory nor a device); failed requests say nothing, nor do readdir's
+ * entry types. An object id is never reused in a trace, so an object's kind
+ * never changes: a reader that must know kinds before it applies a record
+ * (the replay classifies records as they are read) learns them ahead with
+ * fstap_pathmap_learn_kind.
  */
 #ifndef FSTAP_PATHMAP_H
 #define FSTAP_PATHMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,5 +73,29 @@ void fstap_pathmap_on_forget(struct fstap_pathmap *pm, void (*fn)(void *arg, uin
 			     void *arg);
 /* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
+
+enum fstap_kind {
+	FSTAP_KIND_UNKNOWN = 0,
+	FSTAP_KIND_DIR,
+	FSTAP_KIND_OTHER,	/* a file, symlink, fifo or socket */
+	FSTAP_KIND_DEVICE,	/* a character or block device node */
+};
+
+/* The kind of an object of mode (its file type bits). */
+enum fstap_kind fstap_kind_of_mode(uint64_t mode);
+/* The kind of obj as far as the records learned tell (the root is a directory). */
+enum fstap_kind fstap_pathmap_kind(const struct fstap_pathmap *pm, uint64_t obj);
+/*
+ * Learns only the kind rec gives (fstap_pathmap_apply does too), from a
+ * record of any type, applied or not yet. 0 or -ENOMEM.
+ */
+int fstap_pathmap_learn_kind(struct fstap_pathmap *pm, const struct fstap_rec *rec);
+/*
+ * Whether dir is above obj on obj's path (its directory, or one further
+ * up). Bounded (FSTAP_PATHMAP_BELOW_DEPTH directories up): a hostile trace
+ * can make a loop. pm NULL: nothing is known.
+ */
+#define FSTAP_PATHMAP_BELOW_DEPTH 64
+bool fstap_pathmap_below(const struct fstap_pathmap *pm, uint64_t obj, uint64_t dir);
 
 #endif

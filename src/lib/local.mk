@@ -9,7 +9,6 @@ libfstap_a_SOURCES = \
 	include/fstap/jsonl.h \
 	include/fstap/hex.h \
 	include/fstap/pathmap.h \
-	include/fstap/nsmodel.h \
 	include/fstap/sort.h \
 	include/fstap/log.h \
 	include/fstap/crash.h \
@@ -37,7 +36,7 @@ libfstap_a_SOURCES = \
 	src/lib/pathmap.c \
 	src/lib/pathmap_table.c \
 	src/lib/pathmap_forget.c \
-	src/lib/nsmodel.c \
+	src/lib/pathmap_kind.c \
 	src/lib/trace_sort.c \
 	src/lib/rec_pack.c \
 	src/lib/log.c \

@@ -2,7 +2,8 @@
  * pathmap.c: the namespace of a trace as it is learned, record by record
  * (pathmap.h has the rules): what each record does to the names (the
  * store: pathmap_table.c) and to the handles (pathmap_forget.c), the
- * answers to lookups, and the paths built from the names.
+ * answers to lookups, and the paths built from the names. Kinds are
+ * pathmap_kind.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -219,6 +220,8 @@ int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 	if (pm->head < pm->ngraves)
 		pm_reap(pm);
 	ret = rec->result < 0 ? 0 : apply_one(pm, rec);
+	if (!ret)
+		ret = fstap_pathmap_learn_kind(pm, rec);
 	if (pm->ndying || pm->oom) {
 		int r2 = pm_bury(pm);
 

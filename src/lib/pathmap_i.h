@@ -41,6 +41,7 @@ struct pm_node {
 	uint32_t kids;		/* names in it (an unlinked one kept as a path included) */
 	bool dir;		/* known to be a directory: it has one name */
 	bool renamed;		/* a record removed or moved one of its names */
+	uint8_t kind;		/* enum fstap_kind */
 	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
 };
 

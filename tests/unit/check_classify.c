@@ -313,54 +313,62 @@ START_TEST(test_classify_getattr_handle)
 }
 END_TEST
 
+/* Teaches pm that child is named name in dir (a lookup). */
+static void name_in(struct fstap_pathmap *pm, uint64_t dir, const char *name, uint64_t child)
+{
+	struct fstap_rec r = { .op = FSTAP_OP_LOOKUP, .obj = dir, .child = child, .name = B(name) };
+
+	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
+}
+
 /*
  * The walk through a directory whose attributes are stale: GETATTR of the
  * directory, then the call on an object below it (its entries cached).
  */
 START_TEST(test_classify_getattr_walk)
 {
-	struct fstap_nsmodel parents;
+	struct fstap_pathmap *parents;
 	struct rp_task *pc, *n;
 
-	fstap_nsmodel_init(&parents);
-	ck_assert_int_eq(fstap_nsmodel_moved(&parents, 20, 10), 0);	/* 10/20 */
-	ck_assert_int_eq(fstap_nsmodel_moved(&parents, 30, 20), 0);	/* 10/20/30 */
-	ck_assert_int_eq(fstap_nsmodel_moved(&parents, 40, 10), 0);	/* 10/40 */
+	ck_assert_int_eq(fstap_pathmap_new(&parents), 0);
+	name_in(parents, 10, "b", 20);	/* 10/20 */
+	name_in(parents, 20, "c", 30);	/* 10/20/30 */
+	name_in(parents, 10, "e", 40);	/* 10/40 */
 
 	/* stat("d/f") of a cached f in a changed d: GETATTR d, GETATTR f */
 	pc = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 10 });
 	n = thr((struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 20 });
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(pc->absorbed);
 	rp_classify(true, NULL, pc);		/* nothing known of 20's directory */
 	ck_assert(!pc->absorbed);
-	rp_classify(false, &parents, pc);	/* attributes cached: a stat() */
+	rp_classify(false, parents, pc);	/* attributes cached: a stat() */
 	ck_assert(!pc->absorbed);
 	/* deeper: a lookup in 10/20/30, an open of 10/20/30 */
 	n->rec = (struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 30, .name = B("x") };
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(pc->absorbed);
 	n->rec = (struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 30, .fh = 1 };
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(pc->absorbed);
 	/* not below it: a stat() of the directory */
 	n->rec = (struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 40 };
 	pc->rec.obj = 20;
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(!pc->absorbed);
 	pc->rec.obj = 10;
 	/* calls on a handle walk nothing */
 	n->rec = (struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 20, .fh = 3 };
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(!pc->absorbed);
 	n->rec = (struct fstap_rec){ .op = FSTAP_OP_READ, .obj = 20, .fh = 3 };
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(!pc->absorbed);
 	/* a rename into a directory below */
 	n->rec = (struct fstap_rec){ .op = FSTAP_OP_RENAME, .obj = 40, .name = B("a"),
 				     .newparent = 30, .newname = B("b") };
 	ck_assert(rp_getattr_walk(&(struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 20 },
-				  &n->rec, &parents));
+				  &n->rec, parents));
 	thr_reset();
 
 	/* the directory asked for twice, then the walk goes on: both the kernel's */
@@ -372,15 +380,15 @@ START_TEST(test_classify_getattr_walk)
 	cls[2]->rec = (struct fstap_rec){ .op = FSTAP_OP_GETATTR, .obj = 30 };	/* below */
 	classify_all(true);
 	ck_assert(!pc->absorbed);		/* nothing known of 30's directory */
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(pc->absorbed);
 	/* a file's stat() then open(): the first is the stat() */
 	pc->rec.obj = n->rec.obj = 5;
 	cls[2]->rec = (struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 5, .fh = 1 };
-	rp_classify(true, &parents, pc);
+	rp_classify(true, parents, pc);
 	ck_assert(!pc->absorbed);
 	thr_reset();
-	fstap_nsmodel_release(&parents);
+	fstap_pathmap_free(parents);
 }
 END_TEST
 

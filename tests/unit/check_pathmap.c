@@ -7,8 +7,9 @@
  * surviving name when one is removed. Dead objects (no name, no open
  * handle, nothing in them) are forgotten after the grace period. Names
  * short and long (kept inline or not) through creates, renames and exchanges.
- * Each object's directory and kind (fstap_nsmodel): the records that tell
- * them, the latest name winning, failed requests, and a parent loop.
+ * Each object's kind: the records that tell it (failed ones and entry
+ * types do not), learned ahead of the names too; whether a directory is on
+ * an object's path (links, lookups, renames, listings, a parent loop).
  */
 #include <check.h>
 #include <errno.h>
@@ -18,7 +19,6 @@
 #include "fixtures.h"
 #include <sys/stat.h>
 
-#include "fstap/nsmodel.h"
 #include "fstap/pathmap.h"
 
 static struct fstap_pathmap *pm;
@@ -422,44 +422,88 @@ START_TEST(test_dead_objects_open_or_named_stay)
 }
 END_TEST
 
-START_TEST(test_nsmodel_parents_and_kinds)
+static void apply_rec(struct fstap_rec r)
 {
-	struct fstap_nsmodel m;
-	struct fstap_rec r;
+	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
+}
 
-	fstap_nsmodel_init(&m);
-	r = (struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 2, .mode = S_IFDIR | 0755 };
-	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
-	r = (struct fstap_rec){ .op = FSTAP_OP_STATE_DENTRY, .obj = 1, .child = 2, .name = B("d") };
-	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
-	r = (struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 3, .name = B("n"),
-				.mode = S_IFCHR | 0600 };
-	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
-	r = (struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 2, .child = 4, .name = B("f") };
-	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
-	r = (struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 5, .name = B("e"),
-				.result = -EEXIST };
-	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);	/* failed: says nothing */
-	ck_assert_int_eq(fstap_nsmodel_kind(&m, 2), FSTAP_KIND_DIR);
-	ck_assert_int_eq(fstap_nsmodel_kind(&m, 3), FSTAP_KIND_DEVICE);
-	ck_assert_int_eq(fstap_nsmodel_kind(&m, 4), FSTAP_KIND_OTHER);
-	ck_assert_int_eq(fstap_nsmodel_kind(&m, 5), FSTAP_KIND_UNKNOWN);
-	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 2), 1);
-	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 5), 0);
-	ck_assert(fstap_nsmodel_below(&m, 4, 1) && fstap_nsmodel_below(&m, 4, 2));
-	ck_assert(!fstap_nsmodel_below(&m, 2, 4) && !fstap_nsmodel_below(&m, 2, 2));
-	ck_assert(!fstap_nsmodel_below(NULL, 4, 2));
-	/* a link: the new name's directory; a rename moves the object */
-	r = (struct fstap_rec){ .op = FSTAP_OP_LINK, .obj = 4, .newparent = 1, .newname = B("g") };
-	ck_assert_int_eq(fstap_nsmodel_apply(&m, &r), 0);
-	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 4), 1);
-	ck_assert_int_eq(fstap_nsmodel_moved(&m, 4, 2), 0);
-	ck_assert_uint_eq(fstap_nsmodel_parent(&m, 4), 2);
+START_TEST(test_kinds)
+{
+	struct fstap_dirent ent = { .name = B("r"), .obj = 6, .type = 4 /* DT_DIR */ };
+	static const unsigned want[][2] = {
+		{ FSTAP_ROOT_OBJ, FSTAP_KIND_DIR }, { 2, FSTAP_KIND_DIR }, { 7, FSTAP_KIND_DEVICE },
+		{ 8, FSTAP_KIND_OTHER }, { 3, FSTAP_KIND_DEVICE }, { 9, FSTAP_KIND_OTHER },
+		{ 4, FSTAP_KIND_OTHER }, { 10, FSTAP_KIND_OTHER }, { 11, FSTAP_KIND_DIR },
+		{ 12, FSTAP_KIND_UNKNOWN }, { 5, FSTAP_KIND_UNKNOWN }, { 6, FSTAP_KIND_UNKNOWN },
+		{ 99, FSTAP_KIND_UNKNOWN },
+	};
+	struct fstap_rec r;
+	size_t i;
+
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 2, .mode = S_IFDIR | 0755 });
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 7, .mode = S_IFBLK | 0600 });
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 8, .mode = S_IFREG | 0644 });
+	apply(FSTAP_OP_STATE_DENTRY, 1, "d", 2, 0, NULL, 0);
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 3, .name = B("n"),
+				      .mode = S_IFCHR | 0600 });
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 9, .name = B("p"),
+				      .mode = S_IFIFO | 0600 });
+	apply(FSTAP_OP_CREATE, 2, "f", 4, 0, NULL, 0);
+	apply(FSTAP_OP_SYMLINK, 2, "s", 10, 0, NULL, 0);
+	apply(FSTAP_OP_MKDIR, 2, "m", 11, 0, NULL, 0);
+	apply(FSTAP_OP_LOOKUP, 2, "l", 12, 0, NULL, 0);	/* a lookup says no kind */
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 5, .name = B("e"),
+				      .result = -EEXIST });	/* failed: says nothing */
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_READDIR, .obj = 1, .entries = &ent,
+				      .nentries = 1 });	/* nor do entry types */
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(fstap_pathmap_kind(pm, want[i][0]) == want[i][1], "object %u: kind %d",
+			      want[i][0], fstap_pathmap_kind(pm, want[i][0]));
+	/* learned ahead of the record's names: the kind alone, the names later */
+	r = (struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 13, .name = B("a") };
+	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r), 0);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 13), FSTAP_KIND_DIR);
+	ck_assert_str_eq(path(13), "<obj:13>");
+	r.op = FSTAP_OP_LOOKUP;
+	r.child = 14;
+	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r), 0);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 14), FSTAP_KIND_UNKNOWN);
+	apply(FSTAP_OP_MKDIR, 2, "a", 13, 0, NULL, 0);
+	ck_assert_str_eq(path(13), "/d/a");
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 13), FSTAP_KIND_DIR);
+	ck_assert_uint_eq(fstap_kind_of_mode(S_IFSOCK | 0600), FSTAP_KIND_OTHER);
+}
+END_TEST
+
+/* Whether a directory is on an object's path, as the path goes. */
+START_TEST(test_below)
+{
+	apply(FSTAP_OP_STATE_DENTRY, 1, "d", 2, 0, NULL, 0);
+	apply(FSTAP_OP_MKDIR, 2, "e", 3, 0, NULL, 0);
+	apply(FSTAP_OP_CREATE, 3, "f", 4, 0, NULL, 0);
+	ck_assert(fstap_pathmap_below(pm, 4, 3) && fstap_pathmap_below(pm, 4, 2) &&
+		  fstap_pathmap_below(pm, 4, FSTAP_ROOT_OBJ));
+	ck_assert(!fstap_pathmap_below(pm, 2, 4) && !fstap_pathmap_below(pm, 2, 2));
+	ck_assert(!fstap_pathmap_below(pm, 5, 2) && !fstap_pathmap_below(NULL, 4, 2));
+	/* a link leaves the path; a lookup through the new name takes it */
+	apply(FSTAP_OP_LINK, 4, NULL, 0, 1, "g", 0);
+	ck_assert(fstap_pathmap_below(pm, 4, 3));
+	apply(FSTAP_OP_LOOKUP, 1, "g", 4, 0, NULL, 0);
+	ck_assert(!fstap_pathmap_below(pm, 4, 3) && fstap_pathmap_below(pm, 4, FSTAP_ROOT_OBJ));
+	/* a rename moves the object, and what is below it */
+	apply(FSTAP_OP_CREATE, 3, "h", 6, 0, NULL, 0);
+	apply(FSTAP_OP_RENAME, 2, "e", 0, 1, "e", 0);
+	ck_assert(!fstap_pathmap_below(pm, 6, 2) && fstap_pathmap_below(pm, 6, 3));
+	/* names from a listing count; an unlinked last name stays the path */
+	apply_rec((struct fstap_rec){ .op = FSTAP_OP_READDIR, .obj = 3, .nentries = 1,
+		.entries = &(struct fstap_dirent){ .name = B("x"), .obj = 7, .type = 8 } });
+	ck_assert(fstap_pathmap_below(pm, 7, 3));
+	apply(FSTAP_OP_UNLINK, 3, "h", 0, 0, NULL, 0);
+	ck_assert(fstap_pathmap_below(pm, 6, 3));
 	/* a loop (a hostile trace) ends */
-	ck_assert_int_eq(fstap_nsmodel_moved(&m, 50, 51), 0);
-	ck_assert_int_eq(fstap_nsmodel_moved(&m, 51, 50), 0);
-	ck_assert(!fstap_nsmodel_below(&m, 50, 1));
-	fstap_nsmodel_release(&m);
+	apply(FSTAP_OP_LOOKUP, 50, "a", 51, 0, NULL, 0);
+	apply(FSTAP_OP_LOOKUP, 51, "b", 50, 0, NULL, 0);
+	ck_assert(!fstap_pathmap_below(pm, 50, 1));
 }
 END_TEST
 
@@ -486,7 +530,8 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(limits, test_pathmap_many_objects_and_loops);
 	tcase_add_test(limits, test_dead_objects_are_forgotten);
 	tcase_add_test(names, test_dead_objects_open_or_named_stay);
-	tcase_add_test(core, test_nsmodel_parents_and_kinds);
+	tcase_add_test(core, test_kinds);
+	tcase_add_test(core, test_below);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, names);
 	suite_add_tcase(s, limits);
