@@ -23,14 +23,6 @@
 #include "fstap/log.h"
 #include "replay_i.h"
 
-uint64_t rp_realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 {
 	if (src->elapsed_ns > dst->elapsed_ns)
@@ -135,7 +127,7 @@ static void *clone_main(void *arg)
 		return NULL;
 	c->ret = rp_run(&c->o, &c->res);
 	if (!c->ret)
-		c->res->started_ns = rp_realtime_ns() - c->res->elapsed_ns;
+		c->res->started_ns = fstap_realtime_ns() - c->res->elapsed_ns;
 	return NULL;
 }
 

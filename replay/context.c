@@ -24,15 +24,13 @@ static uint64_t xorshift(uint64_t *s)
 
 int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 {
-	size_t c = *cap ? *cap : 65536;
+	size_t c = fstap_grow_size(*cap, need, 65536);
 	void *p;
 
 	if (need <= *cap)
 		return 0;
 	if (need > RP_IO_MAX)
 		return -EINVAL;
-	while (c < need)
-		c *= 2;
 	if (posix_memalign(&p, 4096, c))
 		return -ENOMEM;
 	if (random) {

@@ -92,8 +92,8 @@ int rp_ends_push(struct ends_ring *e, uint64_t wseq, uint64_t end)
 	while (e->len && e->v[(e->head + e->len - 1) % e->cap].end >= end)
 		e->len--;
 	if (e->len == e->cap) {
-		size_t c = e->cap ? 2 * e->cap : 16, i;
-		__typeof__(e->v) p = malloc(c * sizeof(*p));
+		size_t c = fstap_grow_size(e->cap, e->len + 1, 16), i;
+		__typeof__(e->v) p = c ? malloc(c * sizeof(*p)) : NULL;
 
 		if (!p)
 			return -ENOMEM;

@@ -110,18 +110,9 @@ static void put(struct pack *p, const void *v, size_t n)
 {
 	if (p->nomem)
 		return;
-	if (p->len + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 65536;
-		char *b;
-
-		while (cap < p->len + n)
-			cap *= 2;
-		if (!(b = realloc(p->buf, cap))) {
-			p->nomem = true;
-			return;
-		}
-		p->buf = b;
-		p->cap = cap;
+	if (FSTAP_GROW(p->buf, p->len + n, p->cap)) {
+		p->nomem = true;
+		return;
 	}
 	memcpy(p->buf + p->len, v, n);
 	p->len += n;
@@ -364,7 +355,7 @@ static int run_clone(const struct rp_options *o, struct rp_result **out)
 	ro.dir = dir;
 	if ((rc = MPI_Barrier(MPI_COMM_WORLD)))
 		return mpi_error(rc, "the barrier at the start");
-	start = rp_realtime_ns();
+	start = fstap_realtime_ns();
 	ret = rp_run(&ro, &res);
 	if (!ret)
 		res->started_ns = start;
@@ -403,7 +394,7 @@ static int run_split(const struct rp_options *o, enum rp_split split, const char
 		mpi_error(rc, "the barrier at the start");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	start = rp_realtime_ns();
+	start = fstap_realtime_ns();
 	ret = rp_run(&ro, &res);
 	rc = rp_xfer_finish(x, ret);
 	rp_share_free(ro.share);

@@ -601,8 +601,6 @@ int rp_result_merge(struct rp_result *dst, const struct rp_result *src);
 /* The merged result of the n parts (taken: owned by *out). 0 or -ENOMEM. */
 int rp_result_of_parts(const char *kind, struct rp_result **parts, unsigned n,
 		       struct rp_result **out);
-/* The CLOCK_REALTIME clock, in ns. */
-uint64_t rp_realtime_ns(void);
 
 /* ---- split.c: --mpi --split=process|thread, who replays what --------------- */
 

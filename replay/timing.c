@@ -66,12 +66,8 @@ static uint64_t real_now(void *arg)
 
 static void real_sleep_until(void *arg, uint64_t t)
 {
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
-			       .tv_nsec = (long)(t % 1000000000ull) };
-
 	(void)arg;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	fstap_sleep_until_ns(t);
 }
 
 const struct rp_clock rp_clock_real = { real_now, real_sleep_until, NULL };

@@ -1,7 +1,7 @@
 /*
  * util.h: the small pieces every part of fstap shares: the length of an
- * array, growing an array's capacity, saturating addition, the monotonic
- * clock, a 64-bit hash and a map from 64-bit keys to 64-bit values (or
+ * array, growing an array's capacity, saturating addition, the clocks and
+ * deadlines, a 64-bit hash and a map from 64-bit keys to 64-bit values (or
  * pointers).
  */
 #ifndef FSTAP_UTIL_H
@@ -14,6 +14,13 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The capacity that holds need elements, growing from cap by doubling
+ * (from first when cap is 0); cap itself if it holds them already; 0 if
+ * it would overflow a size_t. For a buffer that fstap_grow cannot make
+ * (aligned, or filled in a special way) and for a first size of its own.
+ */
+size_t fstap_grow_size(size_t cap, size_t need, size_t first);
 /*
  * Makes room for at least need elements of size elem in the array *pp of
  * capacity *cap (both updated): the capacity doubles from 16. pp is the
@@ -37,6 +44,24 @@ static inline uint64_t fstap_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* CLOCK_REALTIME in nanoseconds since the epoch. */
+static inline uint64_t fstap_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleeps until fstap_now_ns() reaches t (at once if it has). */
+void fstap_sleep_until_ns(uint64_t t);
+
+/*
+ * The CLOCK_REALTIME time ms milliseconds from now, in *ts: the deadline
+ * of a pthread_cond_timedwait or sem_timedwait.
+ */
+void fstap_deadline_ms(struct timespec *ts, unsigned long ms);
 
 /* A timestamp (st_mtim...) in nanoseconds since the epoch, negative before it. */
 static inline int64_t fstap_timespec_ns(const struct timespec *ts)
@@ -120,6 +145,20 @@ static inline uint64_t *fstap_map_get(const struct fstap_map *m, uint64_t key)
 		return NULL;
 	i = fstap_map_slot(m, key);
 	return m->keys[i] ? &m->vals[i] : NULL;
+}
+/*
+ * Starts fetching the home slot of key into the cache: a caller about to
+ * look up many random keys prefetches them all first, so that the misses
+ * overlap instead of following each other.
+ */
+static inline void fstap_map_prefetch(const struct fstap_map *m, uint64_t key)
+{
+	if (m->cap) {
+		size_t i = fstap_id_home(key, m->cap - 1);
+
+		__builtin_prefetch(&m->keys[i]);
+		__builtin_prefetch(&m->vals[i]);
+	}
 }
 /* Sets key's value. 0, -EINVAL for key 0, -ENOMEM. */
 int fstap_map_put(struct fstap_map *m, uint64_t key, uint64_t val);

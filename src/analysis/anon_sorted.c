@@ -24,6 +24,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/anonymize.h"
+#include "fstap/util.h"
 
 static const char low_symbols[] = "%+,-";	/* below '.', for a first byte below it */
 
@@ -83,7 +84,7 @@ static struct oent *find(const struct an_sorted *o, const uint8_t *s, size_t len
 
 static int grow_index(struct an_sorted *o)
 {
-	size_t slots = o->slots ? 2 * o->slots : 1024, i, j;
+	size_t slots = fstap_grow_size(o->slots, 2 * (o->n + 1) + 1, 1024), i, j;
 	uint32_t *a = calloc(slots, sizeof(*a));
 
 	if (!a)
@@ -102,18 +103,7 @@ static int grow_index(struct an_sorted *o)
 /* Room for len more bytes in buf. */
 static int buf_room(struct an_sorted *o, size_t len)
 {
-	size_t cap = o->capbuf ? o->capbuf : 4096;
-	uint8_t *p;
-
-	while (cap - o->nbuf < len)
-		cap *= 2;
-	if (cap == o->capbuf)
-		return 0;
-	if (!(p = realloc(o->buf, cap)))
-		return -ENOMEM;
-	o->buf = p;
-	o->capbuf = cap;
-	return 0;
+	return FSTAP_GROW(o->buf, o->nbuf + len, o->capbuf);
 }
 
 int an_sorted_add(struct an_sorted *o, const uint8_t *name, size_t len, size_t s, size_t e)

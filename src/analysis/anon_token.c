@@ -78,7 +78,7 @@ static uint32_t hash(enum an_domain dom, const uint8_t *s, size_t len)
 
 static int grow_index(struct an_tokens *t)
 {
-	size_t slots = t->slots ? 2 * t->slots : 1024, i;
+	size_t slots = fstap_grow_size(t->slots, 2 * (t->n + 1) + 1, 1024), i;
 	uint32_t *a = calloc(slots, sizeof(*a)), *b = calloc(slots, sizeof(*b));
 
 	if (!a || !b) {

@@ -73,16 +73,11 @@ static int mark(struct flt *f, uint64_t idx)
 	size_t w = idx / 64;
 
 	if (w >= f->keep_words) {
-		size_t n = f->keep_words ? f->keep_words : 1024;
-		uint64_t *p;
+		size_t n = f->keep_words;
 
-		while (n <= w)
-			n *= 2;
-		p = realloc(f->keep, n * sizeof(*p));
-		if (!p)
+		if (FSTAP_GROW(f->keep, w + 1, n))
 			return -ENOMEM;
-		memset(p + f->keep_words, 0, (n - f->keep_words) * sizeof(*p));
-		f->keep = p;
+		memset(f->keep + f->keep_words, 0, (n - f->keep_words) * sizeof(*f->keep));
 		f->keep_words = n;
 	}
 	f->keep[w] |= 1ull << (idx % 64);
@@ -152,8 +147,8 @@ static int add_need(struct flt *f, uint64_t obj, uint64_t idx, uint64_t d0, uint
 	if (replace && nd)
 		nd->n = 0;
 	if (!nd || nd->n == nd->cap) {
-		size_t cap = nd ? 2 * nd->cap : 1;
-		struct needs *p = realloc(nd, sizeof(*p) + cap * sizeof(p->v[0]));
+		size_t cap = fstap_grow_size(nd ? nd->cap : 0, nd ? nd->n + 1 : 1, 1);
+		struct needs *p = cap ? realloc(nd, sizeof(*p) + cap * sizeof(p->v[0])) : NULL;
 
 		if (!p)
 			return -ENOMEM;

@@ -80,11 +80,8 @@ static uint64_t arrive(struct disk_session *s, enum disk_op op, uint64_t off, ui
  */
 static void complete(struct disk_session *s, uint64_t due)
 {
-	struct timespec ts = { (time_t)(due / 1000000000ull), (long)(due % 1000000000ull) };
-
 	if (due > fstap_now_ns())
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		fstap_sleep_until_ns(due);
 	atomic_fetch_sub(&s->inflight, 1);
 }
 

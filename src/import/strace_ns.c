@@ -24,15 +24,6 @@
 #include "fstap/util.h"
 #include "import/imp_i.h"
 
-static uint64_t hash_name(uint64_t parent, const char *name)
-{
-	uint64_t h = 1469598103934665603ull ^ parent;
-
-	for (; *name; name++)
-		h = (h ^ (uint8_t)*name) * 1099511628211ull;
-	return h;
-}
-
 int ns_init(struct imp *im)
 {
 	im->dents = calloc(IMP_DENT_BUCKETS, sizeof(*im->dents));
@@ -80,8 +71,8 @@ uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent)
 
 static struct imp_dent **dent_slot(struct imp *im, uint64_t parent, const char *name)
 {
-	struct imp_dent **d = &im->dents[hash_name(parent, name) % IMP_DENT_BUCKETS];
 	size_t len = strlen(name);
+	struct imp_dent **d = &im->dents[fstap_hash_bytes(parent, name, len) % IMP_DENT_BUCKETS];
 
 	for (; *d; d = &(*d)->next)
 		if ((*d)->parent == parent && (*d)->len == len && !memcmp((*d)->name, name, len))

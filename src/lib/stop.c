@@ -159,13 +159,7 @@ static int wait_request(struct fstap_stop *st, long ms)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	fstap_deadline_ms(&ts, (unsigned long)ms);
 	while (sem_timedwait(&st->sem, &ts) < 0)
 		if (errno != EINTR)
 			return -errno;

@@ -1,6 +1,6 @@
 /*
  * util.c: the shared pieces of util.h that are not inline: array growth,
- * the byte hash and the uint64 map.
+ * sleeping and deadlines, the byte hash and the uint64 map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,19 +8,27 @@
 
 #include "fstap/util.h"
 
+size_t fstap_grow_size(size_t cap, size_t need, size_t first)
+{
+	size_t n = cap ? cap : first ? first : 1;
+
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return 0;
+		n *= 2;
+	}
+	return n;
+}
+
 int fstap_grow(void *pp, size_t *cap, size_t need, size_t elem)
 {
-	size_t n = *cap ? *cap : 16;
+	size_t n;
 	void *p;
 
 	if (need <= *cap)
 		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
-	if (elem && n > SIZE_MAX / elem)
+	n = fstap_grow_size(*cap, need, 16);
+	if (!n || (elem && n > SIZE_MAX / elem))
 		return -ENOMEM;
 	memcpy(&p, pp, sizeof(p));
 	p = realloc(p, n * elem);
@@ -29,6 +37,25 @@ int fstap_grow(void *pp, size_t *cap, size_t need, size_t elem)
 	memcpy(pp, &p, sizeof(p));
 	*cap = n;
 	return 0;
+}
+
+void fstap_sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000ull), (long)(t % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+void fstap_deadline_ms(struct timespec *ts, unsigned long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
 }
 
 uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len)

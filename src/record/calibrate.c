@@ -287,8 +287,7 @@ static int cal_client_wait(struct cal_client *cl)
 	if (pthread_create(&cl->th, NULL, cal_client_main, cl))
 		return -EAGAIN;
 	cl->started = true;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += CAL_TIMEOUT_S;
+	fstap_deadline_ms(&until, CAL_TIMEOUT_S * 1000);
 	pthread_mutex_lock(&cl->lock);
 	while (!cl->done && ret != ETIMEDOUT)
 		ret = pthread_cond_timedwait(&cl->cond, &cl->lock, &until);

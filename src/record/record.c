@@ -261,8 +261,7 @@ static void *status_main(void *arg)
 		struct stat sb;
 		unsigned long long n;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
+		fstap_deadline_ms(&ts, 1000);
 		pthread_cond_timedwait(&st->cond, &st->lock, &ts);
 		if (st->stop)
 			break;
@@ -319,14 +318,6 @@ static void summary(const char *trace, const struct fstap_writer *w, uint64_t ns
 static void writer_emit(const struct fstap_rec *r, void *arg)
 {
 	fstap_writer_add(arg, r);
-}
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void raise_nofile(void)
@@ -442,7 +433,7 @@ static int open_trace(struct run *r)
 	s->start_mono = fstap_now_ns();
 	info.version_major = FSTAP_VERSION_MAJOR;
 	info.version_minor = FSTAP_VERSION_MINOR;
-	info.start_realtime_ns = realtime_ns();
+	info.start_realtime_ns = fstap_realtime_ns();
 	info.start_monotonic_ns = s->start_mono;
 	info.flags = FSTAP_TF_WATERMARKS;	/* recbuf.c writes them */
 	r->meta = metadata(o, s, r->root_fd, r->mntopts, r->threads);

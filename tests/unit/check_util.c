@@ -1,8 +1,10 @@
 /*
  * check_util.c: the shared pieces of util.h: array growth keeps the
- * contents and reports a size it cannot allocate; the uint64 map finds,
- * replaces, deletes (with the backward shift keeping every other key
- * reachable) and iterates; saturating addition; the clock moves forward.
+ * contents and reports a size it cannot allocate, and the capacity it
+ * computes doubles from the first size; the uint64 map finds, replaces,
+ * deletes (with the backward shift keeping every other key reachable) and
+ * iterates; saturating addition; the clocks move forward and a deadline
+ * is a normalised timespec ahead of the realtime clock.
  */
 #include <check.h>
 #include <errno.h>
@@ -45,6 +47,18 @@ START_TEST(grow_too_large)
 	ck_assert_uint_eq(cap, 16);
 	ck_assert_uint_eq(v[3], 42);
 	free(v);
+}
+END_TEST
+
+START_TEST(grow_size_doubles)
+{
+	ck_assert_uint_eq(fstap_grow_size(0, 0, 64), 64);
+	ck_assert_uint_eq(fstap_grow_size(0, 65, 64), 128);
+	ck_assert_uint_eq(fstap_grow_size(0, 3, 0), 4);
+	ck_assert_uint_eq(fstap_grow_size(100, 50, 64), 100);	/* holds it already */
+	ck_assert_uint_eq(fstap_grow_size(100, 101, 64), 200);
+	ck_assert_uint_eq(fstap_grow_size(16, SIZE_MAX, 16), 0);
+	ck_assert_uint_eq(fstap_grow_size(0, SIZE_MAX / 2 + 2, 1), 0);
 }
 END_TEST
 
@@ -169,6 +183,24 @@ START_TEST(sat_add_clock_hash)
 }
 END_TEST
 
+START_TEST(realtime_deadline)
+{
+	uint64_t before = fstap_realtime_ns(), at;
+	struct timespec ts;
+	unsigned long ms;
+
+	ck_assert_uint_gt(before, 1600000000ull * 1000000000ull);	/* after 2020 */
+	for (ms = 0; ms < 3000; ms += 999) {
+		fstap_deadline_ms(&ts, ms);
+		ck_assert_int_ge(ts.tv_nsec, 0);
+		ck_assert_int_lt(ts.tv_nsec, 1000000000L);
+		at = (uint64_t)fstap_timespec_ns(&ts);
+		ck_assert_uint_ge(at, before + ms * 1000000ull);
+		ck_assert_uint_le(at, fstap_realtime_ns() + ms * 1000000ull);
+	}
+}
+END_TEST
+
 START_TEST(timespec_ns)
 {
 	struct timespec t = { .tv_sec = 2, .tv_nsec = 5 };
@@ -190,11 +222,13 @@ int main(void)
 
 	tcase_add_test(tc, grow_keeps_contents);
 	tcase_add_test(tc, grow_too_large);
+	tcase_add_test(tc, grow_size_doubles);
 	tcase_add_test(tc, map_put_get_del);
 	tcase_add_test(tc, map_collisions);
 	tcase_add_test(tc, map_iterate_and_pointers);
 	tcase_add_test(tc, sat_add_clock_hash);
 	tcase_add_test(tc, timespec_ns);
+	tcase_add_test(tc, realtime_deadline);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
