@@ -74,59 +74,34 @@ static void *arena_dup(struct prep_model *m, const void *src, size_t len, bool n
 
 /* ---- object table -------------------------------------------------------- */
 
-static uint32_t hash_id(uint64_t id, uint32_t cap)
+/* The key of object id in the index (0 is an empty slot there). */
+static uint64_t id_key(uint64_t id)
 {
-	return (uint32_t)fstap_hash64(id) & (cap - 1);
+	return id + 1;
 }
 
 static uint32_t obj_find(const struct prep_model *m, uint64_t id)
 {
-	uint32_t h;
+	uint64_t *v = fstap_map_get(&m->index, id_key(id));
 
-	for (h = hash_id(id, m->hash_cap); m->hash[h]; h = (h + 1) & (m->hash_cap - 1))
-		if (m->objs[m->hash[h] - 1].id == id)
-			return m->hash[h] - 1;
-	return NONE;
+	return v ? (uint32_t)*v : NONE;
 }
 
-static int hash_grow(struct prep_model *m)
-{
-	uint32_t cap = m->hash_cap ? m->hash_cap * 2 : 1024, i, h;
-	uint32_t *t;
-
-	if (cap > (1u << 31))
-		return -ENOMEM;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < m->nobjs; i++) {
-		for (h = hash_id(m->objs[i].id, cap); t[h]; h = (h + 1) & (cap - 1))
-			;
-		t[h] = i + 1;
-	}
-	free(m->hash);
-	m->hash = t;
-	m->hash_cap = cap;
-	return 0;
-}
-
+/* -EINVAL for the one id the index cannot hold (no recorder makes it). */
 static int obj_add(struct prep_model *m, uint64_t id, uint32_t *out)
 {
 	struct prep_obj *o;
-	uint32_t h;
+	int ret;
 
 	if (m->nobjs >= (1u << 30) || FSTAP_GROW(m->objs, m->nobjs + 1, m->objs_cap))
 		return -ENOMEM;
-	if ((uint64_t)(m->nobjs + 1) * 2 > m->hash_cap && hash_grow(m))
-		return -ENOMEM;
+	if ((ret = fstap_map_put(&m->index, id_key(id), m->nobjs)))
+		return ret;
 	o = &m->objs[m->nobjs];
 	memset(o, 0, sizeof(*o));
 	o->id = id;
 	o->via = NONE;
-	for (h = hash_id(id, m->hash_cap); m->hash[h]; h = (h + 1) & (m->hash_cap - 1))
-		;
-	m->hash[h] = ++m->nobjs;
-	*out = m->nobjs - 1;
+	*out = m->nobjs++;
 	return 0;
 }
 
@@ -160,7 +135,7 @@ void prep_model_free(struct prep_model *m)
 	free(m->dents);
 	free(m->name_list);
 	free(m->steps);
-	free(m->hash);
+	fstap_map_release(&m->index);
 	free(m);
 }
 

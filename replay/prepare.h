@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "fstap/trace.h"
+#include "fstap/util.h"
 
 enum prep_order {
 	PREP_ORDER_CREATION,	/* ascending recorded inode number */
@@ -137,8 +138,7 @@ struct prep_model {
 	uint32_t nnotes;
 
 	/* private */
-	uint32_t *hash;			/* object id -> index + 1 */
-	uint32_t hash_cap;
+	struct fstap_map index;		/* object id + 1 -> index in objs */
 	uint64_t nrecs;
 	struct prep_arena *arena;
 };
