@@ -49,21 +49,24 @@ static void progress(struct run *r, bool final)
 /*
  * What the replay learns from a record as it is read, in file order, ahead
  * of the reorder window (fstap_sorter_on_read): the initial namespace, the
- * kinds of the objects (classification needs them before a record is
- * dispatched: a CREATE can come later in the file than a GETATTR after it),
- * the threads, the processes' names. 0 or -ENOMEM.
+ * kinds of the objects (they never change, so a kind read ahead holds for
+ * the records dispatched before the one that tells it: a CREATE can come
+ * later in the file than a record after it), the threads, the processes'
+ * names. 0 or -ENOMEM.
  */
 static int on_read(void *arg, const struct fstap_rec *rec)
 {
 	struct run *r = arg;
-	int ret = 0;
+	int ret;
 
 	if (!(++r->res->records & 4095))
 		progress(r, false);
+	if ((ret = fstap_pathmap_learn_kind(r->pm, rec, NULL, NULL)))
+		return ret;
 	if (!fstap_op_is_meta(rec->op)) {
 		r->res->op_records++;
 		rp_note_thread(r, rec);
-		return fstap_pathmap_learn_kind(r->pm, rec);
+		return 0;
 	}
 	if (rec->op == FSTAP_OP_STATE_DENTRY)
 		rp_note_root_names(r, rec);

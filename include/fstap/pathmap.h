@@ -19,13 +19,15 @@
  * objects alive and those dead within the grace period, not with the
  * number of records. Shared by export, replay and analysis.
  *
- * It also knows what kind of object each one is: from its initial mode
- * (state_inode), mkdir, mknod's mode, create and symlink (neither a
- * directory nor a device); failed requests say nothing, nor do readdir's
- * entry types. An object id is never reused in a trace, so an object's kind
- * never changes: a reader that must know kinds before it applies a record
- * (the replay classifies records as they are read) learns them ahead with
- * fstap_pathmap_learn_kind.
+ * It also knows what kind of object each one is (fstap_pathmap_learn_kind,
+ * which the reader calls for each record: an object id is never reused in a
+ * trace, so kinds can be learned ahead of the records applied, as the
+ * replay does). These say it, the latest winning: the initial mode
+ * (state_inode), mkdir (a directory), mknod's mode, create and symlink
+ * (neither a directory nor a device), and a name in a directory, opendir
+ * or readdir (the directory). These say it only of an object whose kind
+ * is not known: open (not a directory) and a readdir entry's type. Failed
+ * requests say nothing.
  */
 #ifndef FSTAP_PATHMAP_H
 #define FSTAP_PATHMAP_H
@@ -86,10 +88,14 @@ enum fstap_kind fstap_kind_of_mode(uint64_t mode);
 /* The kind of obj as far as the records learned tell (the root is a directory). */
 enum fstap_kind fstap_pathmap_kind(const struct fstap_pathmap *pm, uint64_t obj);
 /*
- * Learns only the kind rec gives (fstap_pathmap_apply does too), from a
- * record of any type, applied or not yet. 0 or -ENOMEM.
+ * Learns the kinds rec (of any type, applied or not yet) gives, and calls
+ * fn(arg, obj, kind) (if fn is not NULL) for each object it gives one, or
+ * lists (a readdir entry without a type), with the kind pm then holds; fn
+ * returns 0 or -errno. 0, -ENOMEM or fn's error.
  */
-int fstap_pathmap_learn_kind(struct fstap_pathmap *pm, const struct fstap_rec *rec);
+typedef int (*fstap_kind_fn)(void *arg, uint64_t obj, enum fstap_kind kind);
+int fstap_pathmap_learn_kind(struct fstap_pathmap *pm, const struct fstap_rec *rec,
+			     fstap_kind_fn fn, void *arg);
 /*
  * Whether dir is above obj on obj's path (its directory, or one further
  * up). Bounded (FSTAP_PATHMAP_BELOW_DEPTH directories up): a hostile trace

@@ -93,8 +93,8 @@ int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fs
 void an_objtab_parents_only(struct an_objtab *t);
 /*
  * Learns from one record in time order, and applies it to pm (the
- * caller's pathmap: do not apply it there too): types (state_inode mode,
- * mkdir, create, opendir, d_type), inode numbers (state_inode, d_ino), and
+ * caller's pathmap: do not apply it there too): types (the pathmap's
+ * kinds, fstap_pathmap_learn_kind), inode numbers (state_inode, d_ino), and
  * the names of the objects it names or renames, as pm then gives them
  * (fstap_pathmap_name). 0 or -ENOMEM.
  */

@@ -4,8 +4,9 @@
  * A map from object id to an index into one array of entries. The names
  * are fstap_pathmap's (the name each object's path uses), copied here as the
  * pathmap learns them, so that report, reorder and filter see the namespace
- * export and replay see; this table adds the types
- * and inode numbers they need and pathmap does not keep. It is fed records
+ * export and replay see, and so are the types (the pathmap's kinds, taken
+ * as it learns them); this table adds the inode numbers and the counters
+ * they need and pathmap does not keep. It is fed records
  * in time order, with the pathmap (an_objtab_apply); it can forget the
  * objects the pathmap forgets (an_objtab_forget_dead), so that its memory
  * follows the objects alive, not the trace's length.
@@ -156,89 +157,43 @@ int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fs
 	return 0;
 }
 
-static int set_type(struct an_objtab *t, uint64_t obj, enum an_otype type, bool force)
+/* pm gives obj its kind: the table takes it as the object's type. */
+static int took_kind(void *arg, uint64_t obj, enum fstap_kind kind)
 {
-	struct an_obj *o;
+	struct an_obj *o = an_objtab_add(arg, obj);
 
-	if (!obj)
-		return 0;
-	o = an_objtab_add(t, obj);
 	if (!o)
 		return -ENOMEM;
-	if (force || o->type == AN_OT_UNKNOWN)
-		o->type = (uint8_t)type;
+	if (kind)
+		o->type = kind == FSTAP_KIND_DIR ? AN_OT_DIR : AN_OT_FILE;
 	return 0;
 }
 
-static int apply_entries(struct an_objtab *t, const struct fstap_rec *rec)
-{
-	uint32_t i;
-
-	for (i = 0; i < rec->nentries; i++) {
-		const struct fstap_dirent *e = &rec->entries[i];
-		struct an_obj *o;
-
-		if (!e->obj || fstap_name_dots(e->name.ptr, e->name.len))
-			continue;
-		o = an_objtab_add(t, e->obj);
-		if (!o)
-			return -ENOMEM;
-		if (!o->ino_from_state && e->ino)
-			o->ino = e->ino;
-		if (e->type && o->type == AN_OT_UNKNOWN)
-			o->type = e->type == 4 /* DT_DIR */ ? AN_OT_DIR : AN_OT_FILE;
-	}
-	return 0;
-}
-
-/* Types and inode numbers from one record. */
-static int learn_types(struct an_objtab *t, const struct fstap_rec *rec)
+/* Types (pm's kinds) and inode numbers (state_inode, else d_ino) from one record. */
+static int learn_types(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec)
 {
 	struct an_obj *o;
-	int ret = 0;
+	uint32_t i;
+	int ret;
 
-	switch (rec->op) {
-	case FSTAP_OP_STATE_INODE:
-		o = an_objtab_add(t, rec->obj);
-		if (!o)
+	if ((ret = fstap_pathmap_learn_kind(pm, rec, took_kind, t)))
+		return ret;
+	if (rec->op == FSTAP_OP_STATE_INODE) {
+		if (!(o = an_objtab_add(t, rec->obj)))
 			return -ENOMEM;
 		o->ino = rec->ino;
 		o->ino_from_state = true;
-		o->type = S_ISDIR(rec->mode) ? AN_OT_DIR : AN_OT_FILE;
-		return 0;
-	case FSTAP_OP_STATE_DENTRY:
-		return rec->child ? set_type(t, rec->obj, AN_OT_DIR, true) : 0;
-	default:
-		break;
+	} else if (rec->op == FSTAP_OP_READDIR && rec->result >= 0) {
+		for (i = 0; i < rec->nentries; i++) {
+			const struct fstap_dirent *e = &rec->entries[i];
+
+			/* took_kind made the entry of each object listed */
+			if (e->obj && e->ino && !fstap_name_dots(e->name.ptr, e->name.len) &&
+			    (o = an_objtab_get(t, e->obj)) && !o->ino_from_state)
+				o->ino = e->ino;
+		}
 	}
-	if (fstap_op_is_meta(rec->op) || rec->result < 0)
-		return 0;
-	switch (rec->op) {
-	case FSTAP_OP_LOOKUP:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_MKDIR:
-	case FSTAP_OP_MKNOD:
-	case FSTAP_OP_SYMLINK:
-		if (!rec->child)
-			return 0;
-		if ((ret = set_type(t, rec->obj, AN_OT_DIR, true)))
-			return ret;
-		if (rec->op == FSTAP_OP_MKDIR)
-			return set_type(t, rec->child, AN_OT_DIR, true);
-		if (rec->op != FSTAP_OP_LOOKUP)
-			return set_type(t, rec->child, AN_OT_FILE, true);
-		return 0;
-	case FSTAP_OP_OPENDIR:
-		return set_type(t, rec->obj, AN_OT_DIR, true);
-	case FSTAP_OP_OPEN:
-		return set_type(t, rec->obj, AN_OT_FILE, false);
-	case FSTAP_OP_READDIR:
-		if ((ret = set_type(t, rec->obj, AN_OT_DIR, true)))
-			return ret;
-		return apply_entries(t, rec);
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 /* Copies the name pm gives obj's path (kept after its last name goes). */
@@ -331,7 +286,7 @@ int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct 
 	if (t->forget_dead)
 		fstap_pathmap_on_forget(pm, forgot, t);
 	named_before(pm, rec, before);
-	if ((ret = learn_types(t, rec)) || (ret = fstap_pathmap_apply(pm, rec)))
+	if ((ret = learn_types(t, pm, rec)) || (ret = fstap_pathmap_apply(pm, rec)))
 		return ret;
 	return take_names(t, pm, rec, before);
 }

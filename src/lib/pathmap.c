@@ -220,8 +220,6 @@ int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 	if (pm->head < pm->ngraves)
 		pm_reap(pm);
 	ret = rec->result < 0 ? 0 : apply_one(pm, rec);
-	if (!ret)
-		ret = fstap_pathmap_learn_kind(pm, rec);
 	if (pm->ndying || pm->oom) {
 		int r2 = pm_bury(pm);
 

@@ -2,10 +2,12 @@
  * pathmap_kind.c: what a pathmap knows of each object beyond its names
  * (pathmap.h has the rules): its kind, and whether it is below a directory.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
 
 #include "fstap/devnode.h"
+#include "fstap/name.h"
 #include "lib/pathmap_i.h"
 
 enum fstap_kind fstap_kind_of_mode(uint64_t mode)
@@ -24,43 +26,94 @@ enum fstap_kind fstap_pathmap_kind(const struct fstap_pathmap *pm, uint64_t obj)
 	return ni == PM_NONE ? FSTAP_KIND_UNKNOWN : (enum fstap_kind)pm->nodes[ni].kind;
 }
 
-/* The object rec gives a kind to, and that kind in *k (0: none). */
-static uint64_t kind_given(const struct fstap_rec *rec, enum fstap_kind *k)
+/* What fstap_pathmap_learn_kind is doing: the pathmap and whom to tell. */
+struct teach {
+	struct fstap_pathmap *pm;
+	fstap_kind_fn fn;
+	void *arg;
+};
+
+/* Gives obj kind k (force: whatever it had; else only if none), and tells. */
+static int give(const struct teach *t, uint64_t obj, enum fstap_kind k, bool force)
 {
-	*k = FSTAP_KIND_UNKNOWN;
-	if (rec->result < 0)
+	struct fstap_pathmap *pm = t->pm;
+	uint32_t ni;
+
+	if (!obj)
 		return 0;
+	if (k && obj != FSTAP_ROOT_OBJ) {
+		if (pm_ensure_room(pm) || (ni = pm_get_node(pm, obj)) == PM_NONE)
+			return -ENOMEM;
+		if (force || !pm->nodes[ni].kind)
+			pm->nodes[ni].kind = (uint8_t)k;
+	}
+	return t->fn ? t->fn(t->arg, obj, fstap_pathmap_kind(pm, obj)) : 0;
+}
+
+/* The kind a successful request making rec->child gives it (0: none). */
+static enum fstap_kind made_kind(const struct fstap_rec *rec)
+{
 	switch (rec->op) {
-	case FSTAP_OP_STATE_INODE:
-		*k = fstap_kind_of_mode(rec->mode);
-		return rec->obj;
 	case FSTAP_OP_MKDIR:
-		*k = FSTAP_KIND_DIR;
-		return rec->child;
+		return FSTAP_KIND_DIR;
 	case FSTAP_OP_MKNOD:
-		*k = fstap_kind_of_mode(rec->mode);
-		return rec->child;
+		return fstap_kind_of_mode(rec->mode);
 	case FSTAP_OP_CREATE:
 	case FSTAP_OP_SYMLINK:
-		*k = FSTAP_KIND_OTHER;
-		return rec->child;
+		return FSTAP_KIND_OTHER;
 	default:
-		return 0;
+		return FSTAP_KIND_UNKNOWN;
 	}
 }
 
-int fstap_pathmap_learn_kind(struct fstap_pathmap *pm, const struct fstap_rec *rec)
+static int listed(const struct teach *t, const struct fstap_rec *rec)
 {
-	enum fstap_kind k;
-	uint64_t obj = kind_given(rec, &k);
-	uint32_t ni;
+	uint32_t i;
+	int ret;
 
-	if (!obj || obj == FSTAP_ROOT_OBJ)
-		return 0;
-	if (pm_ensure_room(pm) || (ni = pm_get_node(pm, obj)) == PM_NONE)
-		return -ENOMEM;
-	pm->nodes[ni].kind = (uint8_t)k;
+	if ((ret = give(t, rec->obj, FSTAP_KIND_DIR, true)))
+		return ret;
+	for (i = 0; i < rec->nentries; i++) {
+		const struct fstap_dirent *e = &rec->entries[i];
+
+		if (!fstap_name_dots(e->name.ptr, e->name.len) &&
+		    (ret = give(t, e->obj, e->type ? fstap_kind_of_mode(DTTOIF(e->type)) :
+				FSTAP_KIND_UNKNOWN, false)))
+			return ret;
+	}
 	return 0;
+}
+
+int fstap_pathmap_learn_kind(struct fstap_pathmap *pm, const struct fstap_rec *rec,
+			     fstap_kind_fn fn, void *arg)
+{
+	const struct teach t = { pm, fn, arg };
+	enum fstap_kind k;
+	int ret;
+
+	if (rec->op == FSTAP_OP_STATE_INODE)
+		return give(&t, rec->obj, fstap_kind_of_mode(rec->mode), true);
+	if (rec->op == FSTAP_OP_STATE_DENTRY)
+		return rec->child ? give(&t, rec->obj, FSTAP_KIND_DIR, true) : 0;
+	if (fstap_op_is_meta(rec->op) || rec->result < 0)
+		return 0;
+	switch (rec->op) {
+	case FSTAP_OP_OPENDIR:
+		return give(&t, rec->obj, FSTAP_KIND_DIR, true);
+	case FSTAP_OP_OPEN:
+		return give(&t, rec->obj, FSTAP_KIND_OTHER, false);
+	case FSTAP_OP_READDIR:
+		return listed(&t, rec);
+	default:
+		break;
+	}
+	/* a lookup or a request making rec->child: its directory is one */
+	k = made_kind(rec);
+	if (!rec->child || !(k || rec->op == FSTAP_OP_LOOKUP))
+		return 0;
+	if ((ret = give(&t, rec->obj, FSTAP_KIND_DIR, true)) || !k)
+		return ret;
+	return give(&t, rec->child, k, true);
 }
 
 bool fstap_pathmap_below(const struct fstap_pathmap *pm, uint64_t obj, uint64_t dir)

@@ -7,8 +7,9 @@
  * surviving name when one is removed. Dead objects (no name, no open
  * handle, nothing in them) are forgotten after the grace period. Names
  * short and long (kept inline or not) through creates, renames and exchanges.
- * Each object's kind: the records that tell it (failed ones and entry
- * types do not), learned ahead of the names too; whether a directory is on
+ * Each object's kind: the records that tell it, those that tell it only of
+ * an object not known, failed ones, the objects told, learned ahead of the
+ * names too; whether a directory is on
  * an object's path (links, lookups, renames, listings, a parent loop).
  */
 #include <check.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "fstap/pathmap.h"
+#include "fstap/util.h"
 
 static struct fstap_pathmap *pm;
 static char buf[4096];
@@ -427,48 +429,87 @@ static void apply_rec(struct fstap_rec r)
 	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
 }
 
+/* The objects a record gave kinds to, as fstap_pathmap_learn_kind told them. */
+static unsigned told[8][2], ntold;
+
+static int tell(void *arg, uint64_t obj, enum fstap_kind kind)
+{
+	ck_assert_ptr_eq(arg, &ntold);
+	ck_assert_uint_lt(ntold, ARRAY_SIZE(told));
+	told[ntold][0] = (unsigned)obj;
+	told[ntold++][1] = kind;
+	return 0;
+}
+
+/* Learns rec's kinds, then applies it. */
+static void learn(struct fstap_rec r)
+{
+	ntold = 0;
+	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r, tell, &ntold), 0);
+	apply_rec(r);
+}
+
+#define ENT(n, o, t) { .name = { (const uint8_t *)(n), sizeof(n) - 1 }, .obj = (o), .type = (t) }
+
 START_TEST(test_kinds)
 {
-	struct fstap_dirent ent = { .name = B("r"), .obj = 6, .type = 4 /* DT_DIR */ };
+	struct fstap_dirent ents[] = {
+		ENT(".", 1, 4), ENT("r", 6, 4 /* DT_DIR */), ENT("q", 8, 4), ENT("c", 15, 2 /* DT_CHR */),
+		ENT("u", 16, 0 /* DT_UNKNOWN */), ENT("w", 21, 8 /* DT_REG */),
+	};
+	static const unsigned listing[][2] = {
+		{ 1, FSTAP_KIND_DIR }, { 6, FSTAP_KIND_DIR }, { 8, FSTAP_KIND_OTHER },
+		{ 15, FSTAP_KIND_DEVICE }, { 16, FSTAP_KIND_UNKNOWN }, { 21, FSTAP_KIND_OTHER },
+	};
 	static const unsigned want[][2] = {
 		{ FSTAP_ROOT_OBJ, FSTAP_KIND_DIR }, { 2, FSTAP_KIND_DIR }, { 7, FSTAP_KIND_DEVICE },
 		{ 8, FSTAP_KIND_OTHER }, { 3, FSTAP_KIND_DEVICE }, { 9, FSTAP_KIND_OTHER },
 		{ 4, FSTAP_KIND_OTHER }, { 10, FSTAP_KIND_OTHER }, { 11, FSTAP_KIND_DIR },
-		{ 12, FSTAP_KIND_UNKNOWN }, { 5, FSTAP_KIND_UNKNOWN }, { 6, FSTAP_KIND_UNKNOWN },
+		{ 12, FSTAP_KIND_OTHER }, { 5, FSTAP_KIND_UNKNOWN }, { 6, FSTAP_KIND_DIR },
+		{ 15, FSTAP_KIND_DEVICE }, { 16, FSTAP_KIND_UNKNOWN }, { 17, FSTAP_KIND_DIR },
+		{ 18, FSTAP_KIND_DIR }, { 19, FSTAP_KIND_UNKNOWN }, { 21, FSTAP_KIND_DIR },
 		{ 99, FSTAP_KIND_UNKNOWN },
 	};
 	struct fstap_rec r;
 	size_t i;
 
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 2, .mode = S_IFDIR | 0755 });
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 7, .mode = S_IFBLK | 0600 });
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 8, .mode = S_IFREG | 0644 });
-	apply(FSTAP_OP_STATE_DENTRY, 1, "d", 2, 0, NULL, 0);
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 3, .name = B("n"),
-				      .mode = S_IFCHR | 0600 });
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 9, .name = B("p"),
-				      .mode = S_IFIFO | 0600 });
-	apply(FSTAP_OP_CREATE, 2, "f", 4, 0, NULL, 0);
-	apply(FSTAP_OP_SYMLINK, 2, "s", 10, 0, NULL, 0);
-	apply(FSTAP_OP_MKDIR, 2, "m", 11, 0, NULL, 0);
-	apply(FSTAP_OP_LOOKUP, 2, "l", 12, 0, NULL, 0);	/* a lookup says no kind */
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 5, .name = B("e"),
-				      .result = -EEXIST });	/* failed: says nothing */
-	apply_rec((struct fstap_rec){ .op = FSTAP_OP_READDIR, .obj = 1, .entries = &ent,
-				      .nentries = 1 });	/* nor do entry types */
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+	learn((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 2, .mode = S_IFDIR | 0755 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 7, .mode = S_IFBLK | 0600 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 8, .mode = S_IFREG | 0644 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_STATE_DENTRY, .obj = 1, .child = 2, .name = B("d") });
+	learn((struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 3, .name = B("n"),
+				  .mode = S_IFCHR | 0600 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_MKNOD, .obj = 2, .child = 9, .name = B("p"),
+				  .mode = S_IFIFO | 0600 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_CREATE, .obj = 2, .child = 4, .name = B("f") });
+	learn((struct fstap_rec){ .op = FSTAP_OP_SYMLINK, .obj = 2, .child = 10, .name = B("s") });
+	learn((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 11, .name = B("m") });
+	ck_assert(ntold == 2 && told[0][0] == 2 && told[1][0] == 11 && told[1][1] == FSTAP_KIND_DIR);
+	/* a lookup: its directory is one, the object found is not told */
+	learn((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 18, .child = 19, .name = B("x") });
+	learn((struct fstap_rec){ .op = FSTAP_OP_LOOKUP, .obj = 2, .child = 12, .name = B("l") });
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 12), FSTAP_KIND_UNKNOWN);
+	learn((struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 5, .name = B("e"),
+				  .result = -EEXIST });	/* failed: says nothing */
+	ck_assert_uint_eq(ntold, 0);
+	learn((struct fstap_rec){ .op = FSTAP_OP_READDIR, .obj = 1, .entries = ents,
+				  .nentries = ARRAY_SIZE(ents) });
+	ck_assert_uint_eq(ntold, ARRAY_SIZE(listing));
+	ck_assert_mem_eq(told, listing, sizeof(listing));	/* "." is no entry */
+	/* open and an entry's type say it only of an object not known */
+	learn((struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 12 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_OPEN, .obj = 2 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_OPENDIR, .obj = 17 });
+	learn((struct fstap_rec){ .op = FSTAP_OP_STATE_INODE, .obj = 21, .mode = S_IFDIR | 0755 });
+	for (i = 0; i < ARRAY_SIZE(want); i++)
 		ck_assert_msg(fstap_pathmap_kind(pm, want[i][0]) == want[i][1], "object %u: kind %d",
 			      want[i][0], fstap_pathmap_kind(pm, want[i][0]));
 	/* learned ahead of the record's names: the kind alone, the names later */
 	r = (struct fstap_rec){ .op = FSTAP_OP_MKDIR, .obj = 2, .child = 13, .name = B("a") };
-	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r), 0);
+	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r, NULL, NULL), 0);
 	ck_assert_int_eq(fstap_pathmap_kind(pm, 13), FSTAP_KIND_DIR);
 	ck_assert_str_eq(path(13), "<obj:13>");
-	r.op = FSTAP_OP_LOOKUP;
-	r.child = 14;
-	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r), 0);
-	ck_assert_int_eq(fstap_pathmap_kind(pm, 14), FSTAP_KIND_UNKNOWN);
-	apply(FSTAP_OP_MKDIR, 2, "a", 13, 0, NULL, 0);
+	apply_rec(r);
 	ck_assert_str_eq(path(13), "/d/a");
 	ck_assert_int_eq(fstap_pathmap_kind(pm, 13), FSTAP_KIND_DIR);
 	ck_assert_uint_eq(fstap_kind_of_mode(S_IFSOCK | 0600), FSTAP_KIND_OTHER);
