@@ -58,9 +58,8 @@ struct fstap_pathmap {
 	size_t nnames, cap_names;	/* slots used, live or on the free list */
 	uint32_t free_names;	/* head of the free list (index + 1) */
 	uint32_t *by_obj;	/* slot -> node index + 1 */
-	uint32_t *by_entry;	/* slot -> name index + 1; 0 empty, PM_TOMB deleted */
-	size_t nslots;		/* power of two, > 2 * (max(nnodes, nnames) + ntomb) */
-	size_t ntomb;		/* deleted entry slots, cleared by rehash */
+	uint32_t *by_entry;	/* slot -> name index + 1; 0 empty */
+	size_t nslots;		/* power of two, > 2 * max(nnodes, nnames) */
 	uint64_t *dying;	/* objects that may have died during a record */
 	size_t ndying, cap_dying;
 	struct pm_grave *graves;	/* dead objects in order of death: [head, ngraves) */
@@ -71,7 +70,6 @@ struct fstap_pathmap {
 	bool oom;		/* a push to dying failed */
 };
 
-#define PM_TOMB UINT32_MAX
 #define PM_NONE UINT32_MAX
 
 /* Where pm_add_name puts a new name in the object's list. */
@@ -117,7 +115,7 @@ static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t p
 
 		if (!v)
 			return -1;
-		if (v != PM_TOMB && pm_name_is(&pm->names[v - 1], parent, name, len))
+		if (pm_name_is(&pm->names[v - 1], parent, name, len))
 			return (long)i;
 	}
 }

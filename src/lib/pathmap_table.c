@@ -26,7 +26,7 @@ static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 	size_t mask = pm->nslots - 1;
 	size_t i = fstap_hash_bytes(n->parent, pm_name_str(n), n->name_len) & mask;
 
-	while (pm->by_entry[i] && pm->by_entry[i] != PM_TOMB)
+	while (pm->by_entry[i])
 		i = (i + 1) & mask;
 	pm->by_entry[i] = idx + 1;
 	n->linked = true;
@@ -35,16 +35,28 @@ static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 static void remove_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
 	struct pm_name *n = &pm->names[idx];
+	size_t mask, i, j;
 	long s;
 
 	if (!n->linked)
 		return;
 	s = pm_find_entry_slot(pm, n->parent, (const uint8_t *)pm_name_str(n), n->name_len);
-	if (s >= 0) {
-		pm->by_entry[s] = PM_TOMB;
-		pm->ntomb++;
-	}
 	n->linked = false;
+	if (s < 0)
+		return;
+	/* backward shift, as by_obj: no tombstones, so deaths never grow the table */
+	mask = pm->nslots - 1;
+	i = (size_t)s;
+	for (j = (i + 1) & mask; pm->by_entry[j]; j = (j + 1) & mask) {
+		const struct pm_name *m = &pm->names[pm->by_entry[j] - 1];
+		size_t home = fstap_hash_bytes(m->parent, pm_name_str(m), m->name_len) & mask;
+
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			pm->by_entry[i] = pm->by_entry[j];
+			i = j;
+		}
+	}
+	pm->by_entry[i] = 0;
 }
 
 static int rehash(struct fstap_pathmap *pm)
@@ -67,7 +79,6 @@ static int rehash(struct fstap_pathmap *pm)
 	pm->by_obj = a;
 	pm->by_entry = b;
 	pm->nslots = n;
-	pm->ntomb = 0;
 	for (i = 0; i < pm->nnodes; i++)
 		insert_obj_slot(pm, (uint32_t)i);
 	for (i = 0; i < pm->nnames; i++)
@@ -80,8 +91,7 @@ int pm_ensure_room(struct fstap_pathmap *pm)
 {
 	size_t most = pm->nnodes > pm->nnames ? pm->nnodes : pm->nnames;
 
-	/* Tombstones count as load: rehashing clears them. */
-	if (2 * (most + 2 + pm->ntomb) + 8 > pm->nslots)
+	if (2 * (most + 2) + 8 > pm->nslots)
 		return rehash(pm);
 	return 0;
 }
