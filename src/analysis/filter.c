@@ -18,9 +18,14 @@
  * order): the first decides which records to keep (one bit per record, so a
  * naming record long before the record that needs it costs no memory), the
  * second writes them in time order. So the input must be a file, not a pipe.
+ * The bits of the latest 2 M records are in memory, older ones in an
+ * unlinked temporary file in $TMPDIR (else /tmp; 1/8 byte a record): memory
+ * does not grow with the trace. Without a temporary file they stay in memory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,12 +54,32 @@ struct needs {
 	struct need v[];
 };
 
+/*
+ * The bitmap over the sorted record index: words [lo, lo + nmem) in mem,
+ * those below lo in the temporary file fd (at their index times 8), read
+ * back a block at a time through cache.
+ */
+#define KB_BLOCK 4096		/* words: 32 KiB, the bits of 262 144 records */
+#define KB_MEM (8 * KB_BLOCK)	/* words kept in memory while there is a file */
+#define KB_TEST_ENV "FSTAP_TEST_FILTER_MEM_WORDS"	/* the tests' KB_MEM (and block) */
+
+struct keepbits {
+	uint64_t *mem;
+	size_t nmem;
+	uint64_t lo;
+	int fd;			/* -1: none yet */
+	bool no_file;		/* none could be made: mem holds every word */
+	int err;		/* the file's errno, once it failed */
+	uint64_t *cache;	/* block cache_blk of the file, or NULL */
+	uint64_t cache_blk;
+	size_t block, mem_words;	/* KB_BLOCK, KB_MEM */
+};
+
 struct flt {
 	const struct an_filter_opts *o;
 	struct an_objtab *objs;		/* priv: struct needs * */
 	struct fstap_pathmap *pm;
-	uint64_t *keep;			/* bitmap over the sorted record index */
-	size_t keep_words;
+	struct keepbits keep;
 	uint32_t *comm_pids;		/* pids whose process name is selected */
 	size_t ncomm_pids, capcomm;
 	uint64_t *stack;
@@ -63,25 +88,139 @@ struct flt {
 	struct fstap_cut cut;		/* how pass 1 found the input cut */
 };
 
-static bool kept(const struct flt *f, uint64_t idx)
+/* A temporary file, unlinked: fd, or -errno. */
+static int temp_file(void)
 {
-	return idx / 64 < f->keep_words && (f->keep[idx / 64] >> (idx % 64)) & 1;
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_CAP];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/fstap-filter.XXXXXX", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+/* Fails k with the errno of a short or failed read or write. */
+static int kb_fail(struct keepbits *k, ssize_t n)
+{
+	k->err = n < 0 ? errno : EIO;
+	return -k->err;
+}
+
+/* Block blk of the file into k->cache (past its end: zeros). 0 or -errno. */
+static int kb_load(struct keepbits *k, uint64_t blk)
+{
+	ssize_t n;
+
+	if (k->cache && k->cache_blk == blk)
+		return 0;
+	if (!k->cache && !(k->cache = malloc(k->block * sizeof(uint64_t))))
+		return -ENOMEM;
+	n = pread(k->fd, k->cache, k->block * sizeof(uint64_t),
+		  (off_t)(blk * k->block * sizeof(uint64_t)));
+	if (n < 0)
+		return kb_fail(k, n);
+	memset((char *)k->cache + n, 0, k->block * sizeof(uint64_t) - (size_t)n);
+	k->cache_blk = blk;
+	return 0;
+}
+
+/* Word w of the bitmap into *v. 0 or -errno. */
+static int kb_word(struct keepbits *k, uint64_t w, uint64_t *v)
+{
+	int ret;
+
+	if (w >= k->lo) {
+		*v = w - k->lo < k->nmem ? k->mem[w - k->lo] : 0;
+		return 0;
+	}
+	if ((ret = kb_load(k, w / k->block)))
+		return ret;
+	*v = k->cache[w % k->block];
+	return 0;
+}
+
+/* Room in mem for word w (>= lo): the oldest blocks go to the file first. 0 or -errno. */
+static int kb_room(struct keepbits *k, uint64_t w)
+{
+	uint64_t *p;
+	size_t n;
+	ssize_t wr;
+
+	if (k->fd < 0 && !k->no_file && w - k->lo >= k->mem_words) {
+		k->fd = temp_file();
+		k->no_file = k->fd < 0;
+	}
+	while (k->fd >= 0 && w - k->lo >= k->mem_words) {
+		/* block lo goes to the file (what mem does not hold is zeros: a hole) */
+		size_t m = k->nmem < k->block ? k->nmem : k->block;
+
+		wr = m ? pwrite(k->fd, k->mem, m * sizeof(uint64_t),
+				(off_t)(k->lo * sizeof(uint64_t))) : 0;
+		if (wr != (ssize_t)(m * sizeof(uint64_t)))
+			return kb_fail(k, wr);
+		memmove(k->mem, k->mem + m, (k->nmem - m) * sizeof(uint64_t));
+		memset(k->mem + k->nmem - m, 0, m * sizeof(uint64_t));
+		k->lo += k->block;
+	}
+	if (w - k->lo < k->nmem)
+		return 0;
+	n = k->nmem ? k->nmem : 1024;
+	while (n <= w - k->lo)
+		n *= 2;
+	if (k->fd >= 0 && n > k->mem_words)
+		n = k->mem_words;
+	p = realloc(k->mem, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + k->nmem, 0, (n - k->nmem) * sizeof(*p));
+	k->mem = p;
+	k->nmem = n;
+	return 0;
+}
+
+/* Whether record idx is kept: 1, 0, or -errno (the file). */
+static int kept(struct flt *f, uint64_t idx)
+{
+	uint64_t v;
+	int ret = kb_word(&f->keep, idx / 64, &v);
+
+	return ret ? ret : (int)((v >> (idx % 64)) & 1);
 }
 
 static int mark(struct flt *f, uint64_t idx)
 {
-	size_t w = idx / 64;
+	struct keepbits *k = &f->keep;
+	uint64_t w = idx / 64, bit = 1ull << (idx % 64);
+	ssize_t n;
+	int ret;
 
-	if (w >= f->keep_words) {
-		size_t n = f->keep_words;
-
-		if (FSTAP_GROW(f->keep, w + 1, n))
-			return -ENOMEM;
-		memset(f->keep + f->keep_words, 0, (n - f->keep_words) * sizeof(*f->keep));
-		f->keep_words = n;
+	if (w >= k->lo) {
+		if ((ret = kb_room(k, w)))
+			return ret;
+		k->mem[w - k->lo] |= bit;
+		return 0;
 	}
-	f->keep[w] |= 1ull << (idx % 64);
-	return 0;
+	/* a naming record long before the record that needs it */
+	if ((ret = kb_load(k, w / k->block)))
+		return ret;
+	k->cache[w % k->block] |= bit;
+	n = pwrite(k->fd, &k->cache[w % k->block], sizeof(uint64_t), (off_t)(w * sizeof(uint64_t)));
+	return n == sizeof(uint64_t) ? 0 : kb_fail(k, n);
+}
+
+static void kb_free(struct keepbits *k)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k->mem);
+	free(k->cache);
 }
 
 static int push(struct flt *f, uint64_t obj)
@@ -118,7 +257,9 @@ static int keep_names(struct flt *f, uint64_t obj)
 				break;
 			nd = o->priv;
 			for (i = 0; nd && i < nd->n; i++) {
-				if (!kept(f, nd->v[i].idx)) {
+				if ((ret = kept(f, nd->v[i].idx)) < 0)
+					return ret;
+				if (!ret) {
 					if ((ret = mark(f, nd->v[i].idx)))
 						return ret;
 					f->st.added++;
@@ -377,7 +518,9 @@ static int decide(struct flt *f, const char *in)
 		    (ret = an_objtab_apply(f->objs, f->pm, &rec)))
 			break;
 	}
-	if (ret == -ENOMEM)
+	if (f->keep.err)
+		fstap_error(ret, "cannot write the temporary file: %s", strerror(f->keep.err));
+	else if (ret == -ENOMEM)
 		fstap_error(ret, "out of memory");
 	else if (ret < 0)
 		fstap_error(ret, "%s", fstap_reader_errmsg(r));
@@ -465,8 +608,12 @@ static int write_out(struct flt *f, const char *in, const char *out)
 			end_ns = rec.time_ns;
 			continue;
 		}
-		if (!fstap_op_is_meta(rec.op) && !kept(f, idx))
-			continue;
+		if (!fstap_op_is_meta(rec.op) && (ret = kept(f, idx)) <= 0) {
+			if (!ret)
+				continue;
+			fstap_error(ret, "cannot read the temporary file: %s", strerror(-ret));
+			goto done;
+		}
 		if (!fstap_op_is_meta(rec.op) && rec.start_ns + rec.dur_ns > end_ns && !has_footer)
 			end_ns = rec.start_ns + rec.dur_ns;
 		if ((ret = fstap_writer_add(w, &rec))) {
@@ -505,8 +652,14 @@ done:
 int an_filter(const char *in, const char *out, const struct an_filter_opts *o,
 	      struct an_filter_stats *st)
 {
-	struct flt f = { .o = o };
+	struct flt f = { .o = o, .keep = { .fd = -1, .block = KB_BLOCK, .mem_words = KB_MEM } };
+	const char *test_words = getenv(KB_TEST_ENV);
 	int ret;
+
+	if (test_words && atoi(test_words) > 0) {
+		f.keep.mem_words = (size_t)atoi(test_words);
+		f.keep.block = f.keep.mem_words < KB_BLOCK ? f.keep.mem_words : KB_BLOCK;
+	}
 
 	if (!strcmp(in, "-"))
 		return fstap_error(-EINVAL, "filter reads its input twice: give a trace file, "
@@ -528,7 +681,7 @@ done:
 		an_objtab_each(f.objs, free_needs, NULL);
 	an_objtab_free(f.objs);
 	fstap_pathmap_free(f.pm);
-	free(f.keep);
+	kb_free(&f.keep);
 	free(f.comm_pids);
 	free(f.stack);
 	return ret;

@@ -120,4 +120,42 @@ expect_exit 1 "$FSTAP" filter --pid=1 - -o "$T/x.trace" </dev/null
 expect_exit 1 "$FSTAP" filter --pid=1 "$T/missing.trace" -o "$T/x.trace"
 [ "$(count_lines "$T/err")" = 1 ] || fail "error is not one line: $(cat "$T/err")"
 expect_exit 0 "$FSTAP" filter --help && expect_grep "$T/out" "usage: fstap filter"
+
+# The keep bits of older records go to a temporary file (FSTAP_TEST_FILTER_MEM_WORDS:
+# 2 words, 128 records, in memory): 300 files created, then read; each read needs its
+# create, 900 records back, in the file. The output is that of the bits all in memory
+# (no temporary directory: TMPDIR names none).
+python3 - "$T/many.jsonl" <<'PY'
+import json, sys
+out = open(sys.argv[1], "w")
+w = lambda o: out.write(json.dumps(o, separators=(",", ":")) + "\n")
+w({"fstap": "trace", "version": "1.0", "start_monotonic_ns": 0, "metadata": {"host": "t3010"}})
+w({"op": "process", "pid": 10, "comm": "many", "t": 0})
+w({"op": "state_inode", "obj": 1, "mode": 0o40755, "nlink": 2, "ino": 2})
+t = [0]
+def op(o, **kw):
+    t[0] += 1000
+    r = {"op": o, "t": t[0], "dur": 500, "tid": 10, "pid": 10, "uid": 0, "gid": 0}
+    r.update(kw); w(r)
+op("mkdir", obj=1, name="d", mode=0o40755, child=2)
+for i in range(300):
+    op("create", obj=2, name="f%d" % i, mode=0o100644, flags=0o101, child=10 + i, fh=10 + i)
+    op("getattr", obj=10 + i)
+    op("release", obj=10 + i, fh=10 + i)
+for i in range(300):
+    op("open", obj=10 + i, fh=1000 + i)
+    op("read", obj=10 + i, fh=1000 + i, offset=0, size=4096, res=0)
+    op("release", obj=10 + i, fh=1000 + i)
+w({"op": "footer", "t": t[0] + 1000})
+PY
+expect_exit 0 "$FSTAP" import -o "$T/many.trace" "$T/many.jsonl"
+mkdir "$T/spill" "$T/mem"
+(cd "$T/spill" && FSTAP_TEST_FILTER_MEM_WORDS=2 "$FSTAP" filter --op=read ../many.trace -o out.trace) ||
+	fail "filter with the bits in a temporary file failed"
+(cd "$T/mem" && FSTAP_TEST_FILTER_MEM_WORDS=2 TMPDIR=/nonexistent "$FSTAP" filter --op=read \
+	../many.trace -o out.trace) || fail "filter with the bits in memory failed"
+counts "$T/spill/out.trace" >"$T/c"
+printf 'create 10 300\nmkdir 10 1\nread 10 300\n' >"$T/want"
+diff "$T/want" "$T/c" >/dev/null || fail "spilled bits kept: $(cat "$T/c")"
+cmp -s "$T/spill/out.trace" "$T/mem/out.trace" || fail "spilled bits give another trace"
 finish
