@@ -25,7 +25,10 @@
  * PT_FH_ID, the id, not the raw fh). Times advance
  * per thread by the operation's duration plus 0.2-3 us, the durations are
  * 1-20 us by operation with +-50% jitter, from a fixed-seed PRNG, so every
- * run encodes the same bytes.
+ * run encodes the same bytes. With --rate N a thread also waits (think
+ * time) until threads/N s after its record's start before the next one:
+ * at most N records per second of trace time, as a recorder can deliver,
+ * against some 555 000 without (docs/PERFORMANCE.md, "Trace length").
  *
  * Measurements, each repeated --reps times on CPU 0 and reported as the
  * median: encode (fstap_chunk_enc_add into 256 KiB chunks), the size per
@@ -76,6 +79,7 @@
 struct options {
 	unsigned files, dirs, threads, reps;
 	unsigned rounds;	/* > 0: write --keep with the phases repeated, measure nothing */
+	unsigned rate;		/* > 0: records per second of trace time, all threads */
 	bool json, raw_fh;
 	const char *dir;
 	const char *keep;	/* write the trace here and keep it */
@@ -173,6 +177,7 @@ struct gen {
 	enum phase phase;
 	uint64_t *dir_obj, *file_obj;
 	uint64_t next_obj, next_fh;
+	uint64_t interval_ns;	/* --rate: a thread's records start this far apart, or 0 */
 	bool raw_fh;
 };
 
@@ -218,6 +223,8 @@ static struct synth *push(struct gen *g, unsigned op, unsigned t)
 	o->start_ns = th->clock;
 	o->dur_ns = op_dur(op);
 	th->clock += o->dur_ns + rng_range(200, 3000);
+	if (th->clock < o->start_ns + g->interval_ns)
+		th->clock = o->start_ns + g->interval_ns;	/* think time */
 	return o;
 }
 
@@ -435,6 +442,8 @@ static void stream_build(struct stream *s, const struct options *opt, struct car
 							     "file.%06u", i);
 	g.s = s;
 	g.raw_fh = opt->raw_fh;
+	if (opt->rate)
+		g.interval_ns = 1000000000ull * s->threads / opt->rate;
 	g.dir_obj = xcalloc(s->dirs, sizeof(uint64_t));
 	g.file_obj = xcalloc(s->files, sizeof(uint64_t));
 	g.next_obj = c->round ? c->next_obj : FSTAP_ROOT_OBJ + 1;
@@ -852,7 +861,7 @@ static int syscall_workload(const struct options *opt)
 static const char usage[] =
 	"usage: trace-bench [--json] [--files N] [--dirs N] [--threads N] [--reps N]\n"
 	"                   [--dir DIR] [--raw-fh] [--keep TRACE]\n"
-	"       trace-bench --rounds N --keep TRACE [--files N] [--dirs N] [--threads N]\n"
+	"       trace-bench --rounds N --keep TRACE [--rate N] [--files N] [--dirs N] [--threads N]\n"
 	"       trace-bench --syscall-workload DIR [--files N] [--dirs N] [--threads N]\n"
 	"\n"
 	"Measures libfstap on a synthetic mdtest-like stream (default 100000 files\n"
@@ -868,6 +877,10 @@ static const char usage[] =
 	"                    time, print the number of records and measure nothing:\n"
 	"                    a trace of any length (--files 90900: 1000200 records\n"
 	"                    a round, the first one record more)\n"
+	"  --rate N          N records per second of trace time at most, all threads\n"
+	"                    together: each thread starts a record at most every\n"
+	"                    threads/N s, idle in between (think time); without it\n"
+	"                    the threads never idle (some 555 000 records/s)\n"
 	"  --syscall-workload DIR\n"
 	"                    run the same operations as system calls in DIR (empty),\n"
 	"                    for measuring a real strace of them; measures nothing\n";
@@ -896,6 +909,7 @@ int main(int argc, char **argv)
 		{ "raw-fh", no_argument, NULL, 'R' },
 		{ "keep", required_argument, NULL, 'K' },
 		{ "rounds", required_argument, NULL, 'N' },
+		{ "rate", required_argument, NULL, 'a' },
 		{ "syscall-workload", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -926,6 +940,7 @@ int main(int argc, char **argv)
 		case 'R': opt.raw_fh = true; break;
 		case 'K': opt.keep = optarg; break;
 		case 'N': opt.rounds = parse_uint(optarg, "--rounds"); break;
+		case 'a': opt.rate = parse_uint(optarg, "--rate"); break;
 		case 'W': opt.workload_dir = optarg; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
