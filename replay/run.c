@@ -65,7 +65,6 @@ static int on_read(void *arg, const struct fstap_rec *rec)
 		return ret;
 	if (!fstap_op_is_meta(rec->op)) {
 		r->res->op_records++;
-		rp_note_thread(r, rec);
 		return 0;
 	}
 	if (rec->op == FSTAP_OP_STATE_DENTRY)
@@ -188,7 +187,6 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	}
 	r->res->pace_native = r->native;
 	window = o->window_ns ? o->window_ns : fstap_sat_add(flush, WINDOW_MARGIN_NS);
-	r->read_ahead = window > flush ? window - flush : 0;
 	rp_shared_track_order(r->sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r->sh, o->devices);
 	return window;

@@ -26,7 +26,6 @@ struct rp_worker {
 	unsigned idx;
 	pthread_t th;
 	bool started;		/* its thread runs */
-	bool by_dispatcher;	/* no thread: the dispatcher runs its ops (rp_queue_put) */
 	bool remote;		/* --split: a stand-in, its ops another rank's (mpi-xfer.c) */
 
 	/* queue and progress, protected by mu */
@@ -135,11 +134,9 @@ struct run {
 	struct rp_result *res;
 	struct rp_result others;	/* --split: what the counters of other ranks' records got */
 	struct rp_progress *prog;	/* --split: the ranks' progress, or NULL */
-	struct rp_exec *x;	/* the dispatcher's, while it runs a worker's ops itself */
-	uint64_t read_ahead;	/* how long after a dispatched op's start all records are read */
-	uint32_t first_tid;	/* the thread of the first operation read (not the kernel's) */
-	bool tid_seen;		/* first_tid is set */
-	bool many_tids;		/* operations of another thread have been read */
+	/* one CPU: the dispatcher runs the ops of idle workers itself (worker.c) */
+	struct rp_exec *x;	/* its execution context then, or NULL */
+	struct rp_stats xstats;	/* what it ran, merged into res at the end */
 	int cwd_fd;		/* the working directory to go back to after that, or -1 */
 	char p1[PATHBUF], p2[PATHBUF];
 };
@@ -190,6 +187,8 @@ static inline struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool cre
 int rp_stage(struct run *r, struct rp_task *t);
 /* Dispatches what the stage releases (all: everything). */
 int rp_unstage(struct run *r, bool all);
+/* Whether no record of another thread started within t, just unstaged. */
+bool rp_stage_alone(const struct run *r, const struct rp_task *t);
 
 /* ---- dispatch.c ----------------------------------------------------------- */
 
@@ -237,22 +236,6 @@ const char *rp_comm_of(const struct run *r, uint32_t pid);
 struct rp_worker *rp_worker_new(struct run *r, bool remote);
 /* Closes w's queue: it ends once it has executed what it holds. */
 void rp_worker_close(struct rp_worker *w);
-/*
- * Notes the thread of c, an operation record just read: whether the trace
- * has shown another thread's operations yet (worker.c's comment on the
- * dispatcher running the first worker's ops). Inline: once per record.
- */
-static inline void rp_note_thread(struct run *r, const struct fstap_rec *c)
-{
-	if ((c->flags & FSTAP_RF_KERNEL) || !c->tid)
-		return;	/* the kernel's, or a close from no thread: the opener's worker runs it */
-	if (!r->tid_seen) {
-		r->first_tid = c->tid;
-		r->tid_seen = true;
-	} else if (c->tid != r->first_tid) {
-		r->many_tids = true;
-	}
-}
 /* Whether this thread may run on one CPU only (its affinity). */
 bool rp_one_cpu(void);
 /* Ends the dispatcher's own execution of a worker's ops, if it ran them. */

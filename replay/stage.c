@@ -132,3 +132,47 @@ int rp_unstage(struct run *r, bool all)
 	}
 	return 0;
 }
+
+static bool is_release(unsigned op)
+{
+	return op == FSTAP_OP_RELEASE || op == FSTAP_OP_RELEASEDIR;
+}
+
+/*
+ * Whether the replay of s, another thread's, may be what t waits for: a
+ * FIFO's open waits for its other end, a read or a write of one (io) for
+ * its other end's I/O or close. What the replay does not issue (a forget,
+ * the kernel's own requests) unblocks nothing.
+ */
+static bool may_unblock(const struct rp_task *s, bool io)
+{
+	enum rp_fate f = rp_fate(s);
+
+	if (f == RP_FATE_NOT_REPLAYED || (f == RP_FATE_KERNEL && !is_release(s->rec.op)))
+		return false;
+	return io || !is_release(s->rec.op);
+}
+
+/*
+ * Whether t, just unstaged (the records after it are those still staged),
+ * waited for no later operation of another thread when recorded: no
+ * record of another thread that may unblock it started within it. A close
+ * waits for nothing. Every record that started before t ended has been
+ * staged by now if t is shorter than the lookahead (race_settled, or it
+ * waited it out).
+ */
+bool rp_stage_alone(const struct run *r, const struct rp_task *t)
+{
+	uint64_t end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
+	bool io = t->rec.op == FSTAP_OP_READ || t->rec.op == FSTAP_OP_WRITE;
+	const struct rp_task *s;
+
+	if (is_release(t->rec.op))
+		return true;
+	if (t->rec.dur_ns >= r->lookahead)
+		return false;
+	for (s = r->stage_head; s && s->win.key < end; s = s->next)
+		if (s->rec.tid != t->rec.tid && may_unblock(s, io))
+			return false;
+	return true;
+}

@@ -151,6 +151,26 @@ static void reclaim(struct rp_worker *w)
 
 static int worker_start(struct rp_worker *w);
 
+/*
+ * One CPU (r->x): the dispatcher runs t, w's, itself once w's thread (if
+ * it has one) has executed what it holds, after t's dependencies; t is
+ * freed.
+ */
+static void dispatcher_run(struct run *r, struct rp_worker *w, struct rp_task *t)
+{
+	uint32_t i;
+
+	if (w->started)
+		wait_done(w, w->wseq - 1);
+	for (i = 0; i < t->ndeps; i++)
+		wait_done(t->deps[i].w, t->deps[i].wseq);
+	rp_exec_run(r->x, t);
+	rp_task_free(t);
+	mark_done(w);
+	if (w->inflight)
+		reclaim(w);	/* what its thread executed */
+}
+
 void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 {
 	struct run *r = w->run;
@@ -159,14 +179,8 @@ void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 		rp_task_free(t);	/* another rank runs it */
 		return;
 	}
-	/* an op the dispatcher may not run itself: w gets its thread (if it can) */
-	if (w->by_dispatcher && (r->many_tids || t->rec.dur_ns >= r->read_ahead))
-		worker_start(w);
-	if (w->by_dispatcher) {
-		if (r->x)
-			rp_exec_run(r->x, t);
-		rp_task_free(t);
-		atomic_store_explicit(&w->done, w->wseq, memory_order_release);
+	if (r->x && (rp_stage_alone(r, t) || (!w->started && worker_start(w)))) {
+		dispatcher_run(r, w, t);	/* (or w cannot have its thread) */
 		return;
 	}
 	t->next = NULL;
@@ -265,30 +279,27 @@ static int worker_start(struct rp_worker *w)
 	if (pthread_create(&w->th, NULL, worker_main, w))
 		return -EAGAIN;
 	w->started = true;
-	w->by_dispatcher = false;
 	return 0;
 }
 
 /*
  * As fast as possible on one CPU (the replay's affinity: taskset, a
- * cpuset), the first worker has no thread: the dispatcher runs its ops
- * itself, as they are dispatched, and no hand-off costs a futex round trip
- * and two context switches. With two CPUs or more the dispatcher reads and
- * dispatches while the workers execute, and that overlap is worth more.
- * The first worker gets its thread (what the dispatcher ran is done by
- * then) once the trace has shown another thread's operations, or a second
- * worker is needed, or before an op that the dispatcher could not run
- * itself safely: one that may wait for another thread (a FIFO's open waits
- * for its other end), if that thread's operations could still be unread.
- * An op waits for another one only if that one started before it ended (in
- * the recording), and when an op is dispatched every record that started
- * up to read_ahead after it has been read (the window's margin over the
- * flush interval): so an op recorded as shorter than read_ahead, in a trace
- * of one thread so far, waits for no other thread. The closes from no
- * thread (tid 0) do not count as another thread's: they go to the worker
- * that opened the handle, and wait for nothing. The dispatcher's execution
- * context changes its thread's working directory (the l*xattr calls): it
- * goes back at the end (rp_dispatcher_exec_end).
+ * cpuset), a worker gets no thread until it needs one: the dispatcher runs
+ * its ops itself, as they are dispatched, and no hand-off costs a futex
+ * round trip and two context switches. With two CPUs or more the
+ * dispatcher reads and dispatches while the workers execute, and that
+ * overlap is worth more. The dispatcher runs an op itself only if it
+ * cannot wait for an operation dispatched after it: the ops it runs
+ * complete in dispatch order, and a worker's thread runs those of an op
+ * that may block on another thread (a FIFO's open waits for its other
+ * end). An op waits for another thread's only if that one started before
+ * it ended (in the recording); when an op is dispatched every record that
+ * started before it ended has been staged (stage.c), so if none of them
+ * is another thread's, the op waits for no later one (rp_stage_alone).
+ * Such an op is run by its worker's thread (started for it); before the
+ * worker's next op that the dispatcher runs, it waits for that thread. The
+ * dispatcher's execution context changes its thread's working directory
+ * (the l*xattr calls): it goes back at the end (rp_dispatcher_exec_end).
  */
 bool rp_one_cpu(void)
 {
@@ -297,19 +308,23 @@ bool rp_one_cpu(void)
 	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) == 1;
 }
 
-static void dispatcher_exec_begin(struct run *r, struct rp_worker *w)
+static int dispatcher_exec_begin(struct run *r)
 {
 	r->cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	w->by_dispatcher = true;
-	w->err = rp_exec_new(r->sh, &w->stats, &r->x);
+	rp_stats_init(&r->xstats);
+	return rp_exec_new(r->sh, &r->xstats, &r->x);
 }
 
 void rp_dispatcher_exec_end(struct run *r)
 {
 	if (!r->x && r->cwd_fd < 0)
 		return;
-	rp_exec_free(r->x);
-	r->x = NULL;
+	if (r->x) {
+		rp_exec_free(r->x);
+		r->x = NULL;
+		rp_stats_merge(&r->res->stats, &r->xstats);
+		rp_stats_release(&r->xstats);
+	}
 	if (r->cwd_fd >= 0) {
 		if (fchdir(r->cwd_fd))
 			fstap_warn("cannot go back to the working directory: %s", strerror(errno));
@@ -336,10 +351,6 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	pthread_cond_init(&w->cv_done, NULL);
 	rp_stats_init(&w->stats);
 	w->remote = remote;
-	if (r->nw == 1 && r->w[0]->by_dispatcher && worker_start(r->w[0])) {
-		free(w);
-		return NULL;
-	}
 	if (remote) {
 		/* a stand-in: no thread */
 	} else if (r->prog) {
@@ -349,8 +360,11 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 			return NULL;
 		}
 		rp_progress_local(r->prog, w->idx);
-	} else if (!r->nw && !r->o->pace_pct && rp_one_cpu()) {
-		dispatcher_exec_begin(r, w);
+	} else if (!r->nw && !r->o->pace_pct && rp_one_cpu() &&
+		   !(w->err = dispatcher_exec_begin(r))) {
+		/* the dispatcher runs its ops (rp_queue_put) */
+	} else if (r->x) {
+		/* a thread when it needs one (rp_queue_put) */
 	} else if (worker_start(w)) {
 		free(w);
 		return NULL;

@@ -4,9 +4,11 @@
 # sees no clone), and the closes that come from no thread (tid 0: the
 # RELEASE the kernel sends after the application's last close) do not count
 # as a second thread's. The results and the final tree are those of the
-# replay on two CPUs, where the operations go to a thread of their own. A
-# trace of two threads that overlap in time (a FIFO's reader waits in its
-# open for the writer) gets its threads on one CPU too, and does not hang.
+# replay on two CPUs, where the operations go to a thread of their own. So
+# are those of two threads whose operations do not overlap in time. Where
+# two threads' operations overlap (a FIFO's reader waits in its open for
+# the writer), the one that waited gets its thread on one CPU too, and the
+# replay does not hang.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
 
@@ -51,13 +53,19 @@ replay_cpus() {
 		"$FSTAP" replay --pace=afap --json="$T/$3.json" "$2" "$T/$3"
 }
 
-replay_cpus 0 "$T/one.trace" pinned
-clones=$(grep -c clone "$T/pinned.strace" || true)
-[ "$clones" = 0 ] ||
-	fail "on one CPU the replay of one thread started $clones threads: $(cat "$T/pinned.strace")"
-[ "$(json_get "$T/pinned.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
-	fail "on one CPU: $(json_get "$T/pinned.json" 'j["runs"][0]["divergence"]')"
-tree_state "$T/pinned" >"$T/pinned.tree"
+# by_dispatcher TRACE NAME WHAT: replays TRACE on one CPU into $T/NAME: no
+# thread started, no divergence; the final tree in $T/NAME.tree
+by_dispatcher() {
+	replay_cpus 0 "$1" "$2"
+	clones=$(grep -c clone "$T/$2.strace" || true)
+	[ "$clones" = 0 ] ||
+		fail "on one CPU the replay of $3 started $clones threads: $(cat "$T/$2.strace")"
+	[ "$(json_get "$T/$2.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
+		fail "$3 on one CPU: $(json_get "$T/$2.json" 'j["runs"][0]["divergence"]')"
+	tree_state "$T/$2" >"$T/$2.tree"
+}
+
+by_dispatcher "$T/one.trace" pinned "one thread"
 expect_grep "$T/pinned.tree" "b f 644 size=4096 nlink=1 user.tag:5"
 [ ! -e "$T/pinned/old" ] || fail "on one CPU: 'old' was not unlinked"
 
@@ -74,6 +82,22 @@ if [ "$(nproc)" -ge 2 ]; then
 			fail "$k differs between one CPU and any"
 	done
 fi
+
+# Two threads taking turns, none of their operations within another's:
+# the dispatcher runs them all, as a thread order replay on threads would.
+cat >"$T/turns.jsonl" <<'J'
+{"fstap":"trace","version":"1.0","metadata":{"note":"t2176 two threads in turn"}}
+{"op":"state_inode","obj":1,"mode":16877,"nlink":2,"ino":2}
+{"op":"mkdir","t":1000,"dur":100,"tid":100,"pid":100,"obj":1,"name":"d","mode":493,"umask":18,"child":10}
+{"op":"create","t":1200,"dur":100,"tid":101,"pid":100,"obj":10,"name":"a","mode":33188,"umask":18,"flags":193,"child":11,"fh":1}
+{"op":"write","t":1400,"dur":100,"tid":100,"pid":100,"res":4096,"obj":11,"fh":1,"size":4096}
+{"op":"release","t":1600,"dur":100,"tid":0,"pid":0,"obj":11,"fh":1}
+{"op":"rename","t":1800,"dur":100,"tid":101,"pid":100,"obj":10,"name":"a","newparent":1,"newname":"b"}
+{"op":"footer","t":4000}
+J
+expect_exit 0 "$FSTAP" import -o "$T/turns.trace" "$T/turns.jsonl"
+by_dispatcher "$T/turns.trace" turns "two threads in turn"
+expect_grep "$T/turns.tree" "b f 644 size=4096 nlink=1"
 
 # Two threads: A's open of the FIFO for reading lasts until B's open of it
 # for writing (recorded within it). Run by the dispatcher alone, A's open
