@@ -165,8 +165,10 @@ static int kb_room(struct keepbits *k, uint64_t w)
 				(off_t)(k->lo * sizeof(uint64_t))) : 0;
 		if (wr != (ssize_t)(m * sizeof(uint64_t)))
 			return kb_fail(k, wr);
-		memmove(k->mem, k->mem + m, (k->nmem - m) * sizeof(uint64_t));
-		memset(k->mem + k->nmem - m, 0, m * sizeof(uint64_t));
+		if (k->nmem) {	/* mem is NULL until the first word is held */
+			memmove(k->mem, k->mem + m, (k->nmem - m) * sizeof(uint64_t));
+			memset(k->mem + k->nmem - m, 0, m * sizeof(uint64_t));
+		}
 		k->lo += k->block;
 	}
 	if (w - k->lo < k->nmem)
