@@ -64,7 +64,7 @@ void an_sorted_free(struct an_sorted *o)
 
 static uint32_t hash(const uint8_t *s, size_t len)
 {
-	return fstap_crc32c(0x7f4a7c15u, s, len);
+	return (uint32_t)fstap_hash_bytes(0x7f4a7c15u, s, len);
 }
 
 static struct oent *find(const struct an_sorted *o, const uint8_t *s, size_t len, uint32_t h)

@@ -71,9 +71,7 @@ struct an_tokens {
 
 static uint32_t hash(enum an_domain dom, const uint8_t *s, size_t len)
 {
-	uint8_t d = (uint8_t)dom;
-
-	return fstap_crc32c(fstap_crc32c(0x9e3779b9u, &d, 1), s, len);
+	return (uint32_t)fstap_hash_bytes((uint64_t)dom, s, len);
 }
 
 static int grow_index(struct an_tokens *t)

@@ -173,9 +173,9 @@ static int kb_room(struct keepbits *k, uint64_t w)
 	}
 	if (w - k->lo < k->nmem)
 		return 0;
-	n = k->nmem ? k->nmem : 1024;
-	while (n <= w - k->lo)
-		n *= 2;
+	n = fstap_grow_size(k->nmem, w - k->lo + 1, 1024);
+	if (!n)
+		return -ENOMEM;
 	if (k->fd >= 0 && n > k->mem_words)
 		n = k->mem_words;
 	p = realloc(k->mem, n * sizeof(*p));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fstap/trace.h"
+#include "fstap/util.h"
 #include "lib/codec_i.h"
 
 #define NAME_SLOTS (2 * FSTAP_CHUNK_NAMES_MAX)
@@ -61,63 +62,22 @@ void fstap_chunk_enc_init(struct fstap_chunk_enc *enc, uint8_t *buf, size_t cap,
 	enc->nnames = enc->nthreads = 0;
 }
 
-static inline uint64_t load64(const uint8_t *p)
+/* The 32 bits of a name's hash that the name table uses. */
+static inline uint32_t name_hash(struct fstap_bytes n)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/*
- * 32 bits of hash of a name. Names are mostly short file names: the last
- * (or only) 1 to 8 bytes are read with at most two loads that may overlap,
- * which together cover every byte, so that a short name costs a few
- * instructions instead of a multiply per byte.
- */
-static uint32_t hash_bytes(const uint8_t *p, uint32_t len)
-{
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ len, w;
-
-	if (len > 8) {
-		const uint8_t *end = p + len - 8;
-
-		for (; p < end; p += 8) {
-			h = (h ^ load64(p)) * 0xff51afd7ed558ccdull;
-			h ^= h >> 32;
-		}
-		w = load64(end);
-	} else if (len >= 4) {
-		w = load32(p) | (uint64_t)load32(p + len - 4) << 32;
-	} else if (len > 0) {
-		w = p[0] | (uint64_t)p[len / 2] << 8 | (uint64_t)p[len - 1] << 16;
-	} else {
-		w = 0;
-	}
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	h *= 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32);
+	return (uint32_t)(fstap_hash_bytes(0, n.ptr, n.len) >> 32);
 }
 
 /* Copies a name; short ones without a call, with loads and stores that may overlap. */
 static inline void copy_name(uint8_t *d, const uint8_t *s, uint32_t len)
 {
 	if (len >= 8 && len <= 16) {
-		uint64_t a = load64(s), b = load64(s + len - 8);
+		uint64_t a = fstap_load64(s), b = fstap_load64(s + len - 8);
 
 		memcpy(d, &a, 8);
 		memcpy(d + len - 8, &b, 8);
 	} else if (len >= 4 && len < 8) {
-		uint32_t a = load32(s), b = load32(s + len - 4);
+		uint32_t a = fstap_load32(s), b = fstap_load32(s + len - 4);
 
 		memcpy(d, &a, 4);
 		memcpy(d + len - 4, &b, 4);
@@ -133,7 +93,7 @@ static inline void copy_name(uint8_t *d, const uint8_t *s, uint32_t len)
 
 /*
  * Writes a name as a back-reference when this chunk has it, else literally;
- * h is hash_bytes of the name.
+ * h is name_hash of the name.
  */
 static inline __attribute__((always_inline)) uint8_t *
 put_name_hashed(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_bytes n, uint32_t h)
@@ -169,7 +129,7 @@ put_name_hashed(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_bytes n, u
 
 static uint8_t *put_name(struct fstap_chunk_enc *enc, uint8_t *p, struct fstap_bytes n)
 {
-	return put_name_hashed(enc, p, n, hash_bytes(n.ptr, n.len));
+	return put_name_hashed(enc, p, n, name_hash(n));
 }
 
 /* Directory entries hashed and their first slots fetched this many at a time. */
@@ -192,7 +152,7 @@ static uint8_t *put_entries(struct fstap_chunk_enc *enc, uint8_t *p, const struc
 
 		m = rec->nentries - j < ENT_BATCH ? rec->nentries - j : ENT_BATCH;
 		for (k = 0; k < m; k++) {
-			hs[k] = hash_bytes(e[k].name.ptr, e[k].name.len);
+			hs[k] = name_hash(e[k].name);
 			__builtin_prefetch(&enc->name_slots[hs[k] & (NAME_SLOTS - 1)]);
 		}
 		for (k = 0; k < m; k++) {

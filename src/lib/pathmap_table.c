@@ -62,11 +62,11 @@ static void remove_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 static int rehash(struct fstap_pathmap *pm)
 {
 	size_t most = pm->nnodes > pm->nnames ? pm->nnodes : pm->nnames;
-	size_t n = pm->nslots, i;
+	size_t n = fstap_grow_size(pm->nslots, 4 * most + 16, 16), i;
 	uint32_t *a, *b;
 
-	while (n < 4 * most + 16)
-		n *= 2;
+	if (!n)
+		return -ENOMEM;
 	a = calloc(n, sizeof(uint32_t));
 	b = calloc(n, sizeof(uint32_t));
 	if (!a || !b) {

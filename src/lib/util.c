@@ -1,6 +1,6 @@
 /*
  * util.c: the shared pieces of util.h that are not inline: array growth,
- * sleeping and deadlines, the byte hash and the uint64 map.
+ * sleeping and deadlines, and the uint64 map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,16 +56,6 @@ void fstap_deadline_ms(struct timespec *ts, unsigned long ms)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
-}
-
-uint64_t fstap_hash_bytes(uint64_t seed, const void *p, size_t len)
-{
-	const uint8_t *b = p;
-	uint64_t h = fstap_hash64(seed) ^ 1469598103934665603ULL;
-
-	while (len--)
-		h = (h ^ *b++) * 1099511628211ULL;
-	return fstap_hash64(h);
 }
 
 /* ---- the uint64 map ------------------------------------------------------- */

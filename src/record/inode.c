@@ -25,108 +25,41 @@
 
 #include "record/record_i.h"
 
-#define OMAP_EMPTY 0
-#define OMAP_TOMB 2
-
-static size_t ihash(dev_t dev, ino_t ino, size_t n)
-{
-	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev * 0xC2B2AE3D27D4EB4Full;
-
-	h ^= h >> 29;
-	return (size_t)(h & (n - 1));
-}
-
-static uint64_t omap_key(const struct itable *t, dev_t dev, ino_t ino)
+/*
+ * The key of (dev, ino) in the object map: nonzero. Unique on the backing
+ * root's own file system; for one mounted below it, the device is mixed in.
+ */
+static uint64_t obj_key(const struct itable *t, dev_t dev, ino_t ino)
 {
 	uint64_t k = (uint64_t)ino;
 
 	if (dev != t->dev)	/* a file system mounted below the root */
-		k ^= (uint64_t)dev * 0x9E3779B97F4A7C15ull;
+		k ^= fstap_hash64((uint64_t)dev);
 	return (k << 1) | 1;
 }
 
-/*
- * The home slot of key: the high bits of a multiplicative hash. Its low bits
- * depend only on the low bits of the inode number, and a backing file
- * system's inode numbers share those in patterns (ext4 allocates by block
- * group): with them, the linear probes of 20 000 files in 100 directories
- * averaged 8.4 slots, crossing cache lines; with the high bits, 1.5.
- */
-static inline size_t omap_home(const struct itable *t, uint64_t key)
+/* The bucket of (dev, ino) in the inode hash table of n (a power of two) buckets. */
+static size_t ihash(const struct itable *t, dev_t dev, ino_t ino, size_t n)
 {
-	return (size_t)(((key >> 1) * 0x9E3779B97F4A7C15ull) >> (64 - t->omap_bits));
-}
-
-static size_t omap_find(const struct itable *t, uint64_t key, bool for_insert)
-{
-	size_t mask = t->omap_cap - 1, i = omap_home(t, key);
-	size_t tomb = (size_t)-1;
-
-	for (;;) {
-		uint64_t k = t->omap[i].key;
-
-		if (k == key)
-			return i;
-		if (k == OMAP_EMPTY)
-			return (for_insert && tomb != (size_t)-1) ? tomb : i;
-		if (k == OMAP_TOMB && tomb == (size_t)-1)
-			tomb = i;
-		i = (i + 1) & mask;
-	}
-}
-
-/* Rehashes into a table twice as large (or as large, to drop tombstones). */
-static int omap_grow(struct itable *t)
-{
-	struct objmap_slot *old = t->omap;
-	size_t oldcap = t->omap_cap, i, live = 0, cap;
-
-	for (i = 0; i < oldcap; i++)
-		if (old[i].key & 1)
-			live++;
-	cap = live * 2 >= oldcap / 2 ? oldcap * 2 : oldcap;
-	t->omap = calloc(cap, sizeof(*t->omap));
-	if (!t->omap) {
-		t->omap = old;
-		return -ENOMEM;
-	}
-	t->omap_cap = cap;
-	t->omap_bits = (unsigned)__builtin_ctzll(cap);
-	t->omap_used = 0;
-	for (i = 0; i < oldcap; i++) {
-		if (old[i].key & 1) {
-			size_t j = omap_find(t, old[i].key, true);
-
-			t->omap[j] = old[i];
-			t->omap_used++;
-		}
-	}
-	free(old);
-	return 0;
+	return (size_t)(fstap_hash64(obj_key(t, dev, ino)) & (n - 1));
 }
 
 /* Object id of key, assigning one if asked. Table lock held. */
-static uint64_t omap_obj(struct itable *t, uint64_t key, bool assign, bool *newobj)
+static uint64_t obj_of_key(struct itable *t, uint64_t key, bool assign, bool *newobj)
 {
-	size_t i;
+	uint64_t *obj = fstap_map_get(&t->objs, key);
 
 	if (newobj)
 		*newobj = false;
-	i = omap_find(t, key, false);
-	if (t->omap[i].key == key)
-		return t->omap[i].obj;
+	if (obj)
+		return *obj;
 	if (!assign)
 		return 0;
-	if ((t->omap_used + 1) * 10 > t->omap_cap * 7 && omap_grow(t) < 0)
+	if (fstap_map_put(&t->objs, key, t->next_obj) < 0)
 		return t->next_obj++;	/* out of memory: an id, not a stable one */
-	i = omap_find(t, key, true);
-	if (t->omap[i].key == OMAP_EMPTY)
-		t->omap_used++;
-	t->omap[i].key = key;
-	t->omap[i].obj = t->next_obj++;
 	if (newobj)
 		*newobj = true;
-	return t->omap[i].obj;
+	return t->next_obj++;
 }
 
 int itable_init(struct itable *t, int root_fd, unsigned cache_slots)
@@ -145,14 +78,12 @@ int itable_init(struct itable *t, int root_fd, unsigned cache_slots)
 	pthread_mutex_init(&t->cache_lock, NULL);
 	t->nbuckets = 4096;
 	t->hash = calloc(t->nbuckets, sizeof(*t->hash));
-	t->omap_cap = 4096;
-	t->omap_bits = 12;
-	t->omap = calloc(t->omap_cap, sizeof(*t->omap));
+	fstap_map_init(&t->objs);
 	if (cache_slots < 16)
 		cache_slots = 16;
 	t->nslots = cache_slots;
 	t->slots = calloc(cache_slots, sizeof(*t->slots));
-	if (!t->hash || !t->omap || !t->slots) {
+	if (!t->hash || !t->slots) {
 		itable_release(t);
 		return -ENOMEM;
 	}
@@ -187,12 +118,9 @@ int itable_init(struct itable *t, int root_fd, unsigned cache_slots)
 		itable_release(t);
 		return err;
 	}
-	{
-		size_t j = omap_find(t, omap_key(t, st.st_dev, st.st_ino), true);
-
-		t->omap[j].key = omap_key(t, st.st_dev, st.st_ino);
-		t->omap[j].obj = FSTAP_ROOT_OBJ;
-		t->omap_used++;
+	if (fstap_map_put(&t->objs, obj_key(t, st.st_dev, st.st_ino), FSTAP_ROOT_OBJ) < 0) {
+		itable_release(t);
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -233,10 +161,9 @@ void itable_release(struct itable *t)
 	if (t->root.pinned_fd > 0)
 		close(t->root.pinned_fd);
 	free(t->hash);
-	free(t->omap);
+	fstap_map_release(&t->objs);
 	free(t->slots);
 	t->hash = NULL;
-	t->omap = NULL;
 	t->slots = NULL;
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->cache_lock);
@@ -248,7 +175,7 @@ static struct rinode *hash_find(struct itable *t, dev_t dev, ino_t ino)
 
 	if (dev == t->root.dev && ino == t->root.ino)
 		return &t->root;
-	for (ri = t->hash[ihash(dev, ino, t->nbuckets)]; ri; ri = ri->hnext)
+	for (ri = t->hash[ihash(t, dev, ino, t->nbuckets)]; ri; ri = ri->hnext)
 		if (ri->ino == ino && ri->dev == dev)
 			return ri;
 	return NULL;
@@ -256,8 +183,8 @@ static struct rinode *hash_find(struct itable *t, dev_t dev, ino_t ino)
 
 static void hash_grow(struct itable *t)
 {
-	size_t n = t->nbuckets * 2, i;
-	struct rinode **h = calloc(n, sizeof(*h));
+	size_t n = fstap_grow_size(t->nbuckets, t->count + 1, 0), i;
+	struct rinode **h = n ? calloc(n, sizeof(*h)) : NULL;
 
 	if (!h)
 		return;		/* longer chains, still correct */
@@ -265,7 +192,7 @@ static void hash_grow(struct itable *t)
 		struct rinode *ri = t->hash[i], *next;
 
 		for (; ri; ri = next) {
-			size_t b = ihash(ri->dev, ri->ino, n);
+			size_t b = ihash(t, ri->dev, ri->ino, n);
 
 			next = ri->hnext;
 			ri->hnext = h[b];
@@ -279,7 +206,7 @@ static void hash_grow(struct itable *t)
 
 static void hash_remove(struct itable *t, struct rinode *ri)
 {
-	struct rinode **pp = &t->hash[ihash(ri->dev, ri->ino, t->nbuckets)];
+	struct rinode **pp = &t->hash[ihash(t, ri->dev, ri->ino, t->nbuckets)];
 
 	for (; *pp; pp = &(*pp)->hnext) {
 		if (*pp == ri) {
@@ -390,11 +317,11 @@ int itable_get_at(struct itable *t, const struct rinode *parent, int parent_fd,
 		*out = found;
 		return 0;
 	}
-	ri->obj = omap_obj(t, omap_key(t, ri->dev, ri->ino), true, newobj);
+	ri->obj = obj_of_key(t, obj_key(t, ri->dev, ri->ino), true, newobj);
 	if (t->count >= t->nbuckets)
 		hash_grow(t);
 	{
-		size_t b = ihash(ri->dev, ri->ino, t->nbuckets);
+		size_t b = ihash(t, ri->dev, ri->ino, t->nbuckets);
 
 		ri->hnext = t->hash[b];
 		t->hash[b] = ri;
@@ -463,16 +390,11 @@ void itable_forget(struct itable *t, struct rinode *ri, uint64_t n)
 
 static void unhash_locked(struct itable *t, dev_t dev, ino_t ino)
 {
-	struct rinode *ri;
-	size_t i;
-	uint64_t key = omap_key(t, dev, ino);
+	struct rinode *ri = hash_find(t, dev, ino);
 
-	ri = hash_find(t, dev, ino);
 	if (ri && ri != &t->root && ri->hashed)
 		hash_remove(t, ri);
-	i = omap_find(t, key, false);
-	if (t->omap[i].key == key)
-		t->omap[i].key = OMAP_TOMB;
+	fstap_map_del(&t->objs, obj_key(t, dev, ino), NULL);
 }
 
 void itable_unhash(struct itable *t, dev_t dev, ino_t ino)
@@ -562,38 +484,27 @@ uint64_t itable_obj_of(struct itable *t, dev_t dev, ino_t ino, bool assign, bool
 	uint64_t obj;
 
 	pthread_mutex_lock(&t->lock);
-	obj = omap_obj(t, omap_key(t, dev, ino), assign, newobj);
+	obj = obj_of_key(t, obj_key(t, dev, ino), assign, newobj);
 	pthread_mutex_unlock(&t->lock);
 	return obj;
 }
 
 void itable_dirent_objs(struct itable *t, dev_t dev, struct fstap_dirent *ents, uint32_t n)
 {
-	size_t mask;
 	uint32_t i;
 
 	pthread_mutex_lock(&t->lock);
-	mask = t->omap_cap - 1;
 	/*
 	 * The map is large and the entries' slots are random: fetch them all
 	 * first, so that the cache misses overlap instead of following each
-	 * other (the first listing of a large directory). The home slot is
-	 * kept in obj until the second pass.
+	 * other (the first listing of a large directory).
 	 */
+	for (i = 0; i < n; i++)
+		fstap_map_prefetch(&t->objs, obj_key(t, dev, (ino_t)ents[i].ino));
 	for (i = 0; i < n; i++) {
-		size_t h = omap_home(t, omap_key(t, dev, (ino_t)ents[i].ino));
+		uint64_t *obj = fstap_map_get(&t->objs, obj_key(t, dev, (ino_t)ents[i].ino));
 
-		__builtin_prefetch(&t->omap[h]);
-		ents[i].obj = h;
-	}
-	for (i = 0; i < n; i++) {
-		uint64_t key = omap_key(t, dev, (ino_t)ents[i].ino), k;
-		size_t j = (size_t)ents[i].obj;
-
-		/* omap_obj(key, false) without the call: tombstones are skipped */
-		while ((k = t->omap[j].key) != key && k != OMAP_EMPTY)
-			j = (j + 1) & mask;
-		ents[i].obj = k == key ? t->omap[j].obj : 0;
+		ents[i].obj = obj ? *obj : 0;
 	}
 	pthread_mutex_unlock(&t->lock);
 }

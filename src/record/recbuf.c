@@ -163,6 +163,15 @@ static void chunk_queue(struct recbuf *rb, struct chunk *c)
 	pthread_mutex_unlock(&rb->lock);
 }
 
+/* Takes the queue of full chunks (NULL if empty). Lock held. */
+static struct chunk *queue_take(struct recbuf *rb)
+{
+	struct chunk *q = rb->qhead;
+
+	rb->qhead = rb->qtail = NULL;
+	return q;
+}
+
 /* Hands the thread's chunk to the writer if it holds records. Thread lock held. */
 static struct chunk *detach(struct rthread *t)
 {
@@ -473,8 +482,7 @@ static void crash_flush(struct recbuf *rb)
 
 	for (tries = 0; tries < 10; tries++) {
 		if (pthread_mutex_trylock(&rb->lock) == 0) {
-			q = rb->qhead;
-			rb->qhead = rb->qtail = NULL;
+			q = queue_take(rb);
 			pthread_mutex_unlock(&rb->lock);
 			break;
 		}
@@ -517,6 +525,69 @@ void recbuf_crash_flush(struct recbuf *rb)
 		sched_yield();
 }
 
+/* Writes the chunks of q in order and returns each to the free list. */
+static void write_queue(struct recbuf *rb, struct chunk *q)
+{
+	while (q) {
+		struct chunk *next = q->next;
+
+		put_chunk(rb, q);
+		pthread_mutex_lock(&rb->lock);
+		q->next = rb->free;
+		rb->free = q;
+		pthread_mutex_unlock(&rb->lock);
+		q = next;
+	}
+}
+
+/* Takes up to max new threads from the pid queue into pq; their number. Lock held. */
+static unsigned pidq_take(struct recbuf *rb, struct pidq_ent *pq, unsigned max)
+{
+	unsigned n = rb->npidq < max ? rb->npidq : max;
+
+	memcpy(pq, rb->pidq, n * sizeof(pq[0]));
+	memmove(rb->pidq, rb->pidq + n, (rb->npidq - n) * sizeof(pq[0]));
+	rb->npidq -= n;
+	return n;
+}
+
+/*
+ * Every flush interval (and at the end): the request threads' partial
+ * chunks, the losses, the exited threads; then the watermark of the pass
+ * before (every record that started before it is written now) and a
+ * flush to the file.
+ */
+static void flush_pass(struct recbuf *rb)
+{
+	uint64_t pass_ns = rel_now(rb);
+	struct chunk *q;
+
+	collect_partial(rb);
+	note_losses(rb);
+	forget_exited(rb);
+	pthread_mutex_lock(&rb->lock);
+	q = queue_take(rb);
+	pthread_mutex_unlock(&rb->lock);
+	write_queue(rb, q);
+	note_losses(rb);
+	if (rb->pass_ns && fstap_writer_watermark(rb->w, rb->pass_ns) < 0 && !rb->werr)
+		rb->werr = -EIO;
+	rb->pass_ns = pass_ns;
+	if (fstap_writer_flush(rb->w) < 0 && !rb->werr)
+		rb->werr = -EIO;
+}
+
+/* After a crash elsewhere: writes what it can reach, then waits for the end. */
+static void __attribute__((noreturn)) answer_crash(struct recbuf *rb)
+{
+	/* the request threads finish the request at hand and stop */
+	usleep(CRASH_SETTLE_MS * 1000);
+	crash_flush(rb);
+	atomic_store(&rb->crash, CRASH_DONE);
+	for (;;)
+		pause();	/* the process is dying: write nothing more */
+}
+
 static void *writer_main(void *arg)
 {
 	struct recbuf *rb = arg;
@@ -534,30 +605,17 @@ static void *writer_main(void *arg)
 
 		if (!rb->qhead && !rb->npidq && !rb->stop) {
 			/* wakes at least every CRASH_POLL_MS to answer a crash */
-			unsigned ms = rb->flush_ms < CRASH_POLL_MS ? rb->flush_ms : CRASH_POLL_MS;
 			struct timespec ts;
 
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += (long)ms % 1000 * 1000000L;
-			ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-			ts.tv_nsec %= 1000000000L;
+			fstap_deadline_ms(&ts, rb->flush_ms < CRASH_POLL_MS ? rb->flush_ms : CRASH_POLL_MS);
 			pthread_cond_timedwait(&rb->cond, &rb->lock, &ts);
 		}
 		if (atomic_load(&rb->crash) == CRASH_FLUSH) {
 			pthread_mutex_unlock(&rb->lock);
-			/* the request threads finish the request at hand and stop */
-			usleep(CRASH_SETTLE_MS * 1000);
-			crash_flush(rb);
-			atomic_store(&rb->crash, CRASH_DONE);
-			for (;;)
-				pause();	/* the process is dying: write nothing more */
+			answer_crash(rb);
 		}
-		q = rb->qhead;
-		rb->qhead = rb->qtail = NULL;
-		npq = rb->npidq < 64 ? rb->npidq : 64;
-		memcpy(pq, rb->pidq, npq * sizeof(pq[0]));
-		memmove(rb->pidq, rb->pidq + npq, (rb->npidq - npq) * sizeof(pq[0]));
-		rb->npidq -= npq;
+		q = queue_take(rb);
+		npq = pidq_take(rb, pq, ARRAY_SIZE(pq));
 		stopping = rb->stop;
 		pthread_mutex_unlock(&rb->lock);
 
@@ -566,42 +624,9 @@ static void *writer_main(void *arg)
 			if (pq[i].new_process)
 				write_process(rb, &pq[i]);
 		}
-		while (q) {
-			struct chunk *next = q->next;
-
-			put_chunk(rb, q);
-			pthread_mutex_lock(&rb->lock);
-			q->next = rb->free;
-			rb->free = q;
-			pthread_mutex_unlock(&rb->lock);
-			q = next;
-		}
+		write_queue(rb, q);
 		if (stopping || fstap_now_ns() - last_flush >= rb->flush_ms * 1000000ull) {
-			uint64_t pass_ns = rel_now(rb);
-
-			collect_partial(rb);
-			note_losses(rb);
-			forget_exited(rb);
-			pthread_mutex_lock(&rb->lock);
-			q = rb->qhead;
-			rb->qhead = rb->qtail = NULL;
-			pthread_mutex_unlock(&rb->lock);
-			while (q) {
-				struct chunk *next = q->next;
-
-				put_chunk(rb, q);
-				pthread_mutex_lock(&rb->lock);
-				q->next = rb->free;
-				rb->free = q;
-				pthread_mutex_unlock(&rb->lock);
-				q = next;
-			}
-			note_losses(rb);
-			if (rb->pass_ns && fstap_writer_watermark(rb->w, rb->pass_ns) < 0 && !rb->werr)
-				rb->werr = -EIO;
-			rb->pass_ns = pass_ns;
-			if (fstap_writer_flush(rb->w) < 0 && !rb->werr)
-				rb->werr = -EIO;
+			flush_pass(rb);
 			last_flush = fstap_now_ns();
 		}
 		pthread_mutex_lock(&rb->lock);

@@ -76,11 +76,6 @@ struct fdslot {
 	bool reused;		/* hit since the owner was put in */
 };
 
-struct objmap_slot {
-	uint64_t key;		/* (ino << 1) | 1, 0 = empty, 2 = deleted */
-	uint64_t obj;
-};
-
 struct itable {
 	pthread_mutex_t lock;
 	struct rinode **hash;	/* lock */
@@ -89,9 +84,7 @@ struct itable {
 	struct rinode *unhashed;	/* deleted inodes the kernel still knows; lock */
 
 	/* object ids: backing ino -> obj, kept after forget so ids are stable */
-	struct objmap_slot *omap;	/* lock */
-	size_t omap_cap, omap_used;	/* lock */
-	unsigned omap_bits;		/* log2(omap_cap); lock */
+	struct fstap_map objs;	/* obj_key(dev, ino) -> obj; lock */
 	uint64_t next_obj;	/* lock */
 
 	struct rinode root;
