@@ -64,6 +64,8 @@ uint64_t fstap_pathmap_lookup(const struct fstap_pathmap *pm, uint64_t dir, stru
  */
 int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *parent,
 		       struct fstap_bytes *name);
+/* The directory of the name obj's path uses (as fstap_pathmap_name), 0 if none is known. */
+uint64_t fstap_pathmap_parent(const struct fstap_pathmap *pm, uint64_t obj);
 /* Objects known (alive, or dead within the grace period). */
 size_t fstap_pathmap_objects(const struct fstap_pathmap *pm);
 /*

@@ -42,16 +42,13 @@ double an_spearman(const double *x, const double *y, size_t n);
 
 /* ---- objects (objtab.c) ------------------------------------------------- */
 
-enum an_otype { AN_OT_UNKNOWN = 0, AN_OT_FILE, AN_OT_DIR };
-
-/* What the analysis knows about one object id of a trace. */
+/*
+ * What the analysis knows about one object id of a trace besides its
+ * place in the namespace, which is the pathmap's (an_parent, an_is_dir).
+ */
 struct an_obj {
 	uint64_t obj;
-	uint64_t parent;	/* directory of the name its path uses; 0: unknown */
-	uint8_t *name;		/* that name, owned; NULL if unknown */
-	uint32_t name_len;
 	uint64_t ino;		/* state_inode ino, else a readdir d_ino; 0 unknown */
-	uint8_t type;		/* enum an_otype */
 	bool ino_from_state;
 	/* for the user of the table, zero at first: a member per user */
 	union {
@@ -87,16 +84,11 @@ struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj);
 struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj);
 /* Forgets obj (if known); moves another entry: pointers from get/add end here. */
 void an_objtab_del(struct an_objtab *t, uint64_t obj);
-/* Sets parent and name of obj (creating the entry). 0 or -ENOMEM. */
-int an_objtab_name(struct an_objtab *t, uint64_t obj, uint64_t parent, struct fstap_bytes name);
-/* From then on, the table keeps no names: parents only (an_obj.name stays NULL). */
-void an_objtab_parents_only(struct an_objtab *t);
 /*
  * Learns from one record in time order, and applies it to pm (the
- * caller's pathmap: do not apply it there too): types (the pathmap's
- * kinds, fstap_pathmap_learn_kind), inode numbers (state_inode, d_ino), and
- * the names of the objects it names or renames, as pm then gives them
- * (fstap_pathmap_name). 0 or -ENOMEM.
+ * caller's pathmap: do not apply it there too): the kinds
+ * (fstap_pathmap_learn_kind) and the inode numbers (state_inode, d_ino,
+ * which the pathmap does not keep). 0 or -ENOMEM.
  */
 int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec);
 /*

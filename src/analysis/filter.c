@@ -252,12 +252,9 @@ static int keep_names(struct flt *f, uint64_t obj)
 
 		for (depth = 0; x && x != FSTAP_ROOT_OBJ && depth < MAX_DEPTH; depth++) {
 			struct an_obj *o = an_objtab_get(f->objs, x);
-			struct needs *nd;
+			struct needs *nd = o ? o->priv : NULL;
 			size_t i;
 
-			if (!o)
-				break;
-			nd = o->priv;
 			for (i = 0; nd && i < nd->n; i++) {
 				if ((ret = kept(f, nd->v[i].idx)) < 0)
 					return ret;
@@ -271,7 +268,7 @@ static int keep_names(struct flt *f, uint64_t obj)
 			}
 			if (nd)
 				nd->n = 0;
-			x = o->parent;
+			x = fstap_pathmap_parent(f->pm, x);
 		}
 	}
 	return 0;
@@ -316,24 +313,35 @@ static void clear_needs(struct an_objtab *t, uint64_t obj)
 		((struct needs *)o->priv)->n = 0;
 }
 
-static bool same_name(const struct an_obj *o, uint64_t parent, struct fstap_bytes name)
+/* Whether the name obj's path uses is known (to the pathmap, before this record). */
+static bool has_name(const struct flt *f, uint64_t obj)
 {
-	return o && o->name && o->parent == parent && o->name_len == name.len &&
-	       !memcmp(o->name, name.ptr, name.len);
+	uint64_t parent;
+	struct fstap_bytes name;
+
+	return fstap_pathmap_name(f->pm, obj, &parent, &name) >= 0;
+}
+
+/* Whether obj's path uses the name name in parent already. */
+static bool same_name(const struct flt *f, uint64_t obj, uint64_t parent, struct fstap_bytes name)
+{
+	uint64_t p;
+	struct fstap_bytes n;
+
+	return fstap_pathmap_name(f->pm, obj, &p, &n) >= 0 && p == parent &&
+	       n.len == name.len && !memcmp(n.ptr, name.ptr, name.len);
 }
 
 /* Notes which records name which objects (before an_objtab_apply). */
 static int learn_names(struct flt *f, const struct fstap_rec *rec, uint64_t idx,
 		       uint64_t renamed, bool is_kept)
 {
-	struct an_obj *o;
 	uint32_t i;
 	int ret;
 
 	if (rec->op == FSTAP_OP_STATE_DENTRY) {
 		/* only an initial name that comes first names the object for replay */
-		o = an_objtab_get(f->objs, rec->child);
-		if (!o || !o->name)
+		if (!has_name(f, rec->child))
 			clear_needs(f->objs, rec->child);
 		return 0;
 	}
@@ -347,8 +355,7 @@ static int learn_names(struct flt *f, const struct fstap_rec *rec, uint64_t idx,
 	case FSTAP_OP_SYMLINK:
 		if (!rec->child)
 			return 0;
-		o = an_objtab_get(f->objs, rec->child);
-		if (same_name(o, rec->obj, rec->name) && !is_kept)
+		if (same_name(f, rec->child, rec->obj, rec->name) && !is_kept)
 			return 0;	/* already named so: nothing new to keep */
 		if (is_kept) {
 			clear_needs(f->objs, rec->child);
@@ -366,8 +373,7 @@ static int learn_names(struct flt *f, const struct fstap_rec *rec, uint64_t idx,
 
 			if (!e->obj || fstap_name_dots(e->name.ptr, e->name.len))
 				continue;
-			o = an_objtab_get(f->objs, e->obj);
-			if (o && o->name)
+			if (has_name(f, e->obj))
 				continue;
 			if (!is_kept && (ret = add_need(f, e->obj, idx, rec->obj, 0, true)))
 				return ret;

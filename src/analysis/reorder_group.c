@@ -26,6 +26,7 @@
 #include "fstap/list.h"
 #include "fstap/name.h"
 #include "fstap/ops.h"
+#include "fstap/pathmap.h"
 
 FSTAP_LIST_DEFINE(held_list, struct grp, prev, next)
 
@@ -49,25 +50,20 @@ static bool group_op(unsigned op)
 /* The file and directory of a group record of its thread; false if neutral. */
 static bool classify(struct plan *p, const struct fstap_rec *rec, uint64_t *file, uint64_t *dir)
 {
-	const struct an_obj *o;
-
 	if (!group_op(rec->op))
 		return false;
 	if (rec->op == FSTAP_OP_LOOKUP) {
-		if (rec->result < 0 || !rec->child)
-			return false;
-		o = an_objtab_get(p->objs, rec->child);
-		if (o && o->type == AN_OT_DIR)
+		if (rec->result < 0 || !rec->child ||
+		    fstap_pathmap_kind(p->pm, rec->child) == FSTAP_KIND_DIR)
 			return false;
 		*file = rec->child;
 		*dir = rec->obj;
 		return true;
 	}
-	o = an_objtab_get(p->objs, rec->obj);
-	if (!o || o->type == AN_OT_DIR || !o->parent)
+	if (!rec->obj || fstap_pathmap_kind(p->pm, rec->obj) == FSTAP_KIND_DIR ||
+	    !(*dir = fstap_pathmap_parent(p->pm, rec->obj)))
 		return false;
 	*file = rec->obj;
-	*dir = o->parent;
 	return true;
 }
 
@@ -131,6 +127,8 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, cons
 {
 	struct grp *g = calloc(1, sizeof(*g));
 	struct an_obj *o = an_objtab_get(p->objs, file), *f;
+	struct fstap_bytes name;
+	uint64_t parent;
 
 	if (!g || FSTAP_GROW(r->g, r->ng + 1, r->capg)) {
 		free(g);
@@ -145,18 +143,17 @@ static struct grp *new_group(struct plan *p, struct prun *r, uint64_t file, cons
 	if (o) {
 		g->pos = o->reorder.pos;
 		g->ino = o->ino;
-		if (o->name && !(g->name = copy_name(o->name, o->name_len))) {
-			free(g);
-			return NULL;
-		}
-		g->name_len = o->name ? o->name_len : 0;
-	} else if (rec->op == FSTAP_OP_LOOKUP) {
-		if (!(g->name = copy_name(rec->name.ptr, rec->name.len))) {
-			free(g);
-			return NULL;
-		}
-		g->name_len = rec->name.len;
 	}
+	if (fstap_pathmap_name(p->pm, file, &parent, &name) < 0) {
+		name.len = 0;
+		if (rec->op == FSTAP_OP_LOOKUP)
+			name = rec->name;
+	}
+	if (name.len && !(g->name = copy_name(name.ptr, name.len))) {
+		free(g);
+		return NULL;
+	}
+	g->name_len = name.len;
 	r->g[r->ng++] = g;	/* the run owns it from here */
 	f = an_objtab_add(p->files, file);
 	if (!f)

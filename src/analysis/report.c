@@ -120,11 +120,11 @@ static int order_rows(struct rep *r)
 
 static int opened(struct rep *r, const struct fstap_rec *rec)
 {
-	struct an_obj *f = an_objtab_get(r->objs, rec->obj);
+	uint64_t dir = fstap_pathmap_parent(r->pm, rec->obj);
 
-	if (!f || !f->parent)
+	if (!dir)
 		return 0;
-	return an_access_open(r->order, rec->pid, f->parent, rec->obj);
+	return an_access_open(r->order, rec->pid, dir, rec->obj);
 }
 
 /* ---- objects the pathmap forgets ---------------------------------------- */
@@ -189,7 +189,7 @@ static void forgot(struct an_obj *o, void *arg)
 	int ret;
 
 	if (o->report.touched) {
-		if (o->type == AN_OT_DIR)
+		if (fstap_pathmap_kind(r->pm, o->obj) == FSTAP_KIND_DIR)
 			r->gone_dirs++;
 		else
 			r->gone_files++;
@@ -225,17 +225,17 @@ static struct an_obj *touch(struct rep *r, uint64_t obj)
  * The directory an application record is counted for ("busiest
  * directories"); o: the entry of rec->obj, or NULL.
  */
-static uint64_t busy_dir(const struct fstap_rec *rec, const struct an_obj *o)
+static uint64_t busy_dir(const struct rep *r, const struct fstap_rec *rec)
 {
 	const struct fstap_op_info *oi = fstap_op_info(rec->op);
 
 	if (oi && (oi->props & FSTAP_OPP_DIRENT))
 		return rec->obj;
-	if (!o)
+	if (!rec->obj)
 		return 0;
-	if (o->type == AN_OT_DIR)
+	if (fstap_pathmap_kind(r->pm, rec->obj) == FSTAP_KIND_DIR)
 		return rec->obj;
-	return o->parent;
+	return fstap_pathmap_parent(r->pm, rec->obj);
 }
 
 static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
@@ -265,7 +265,6 @@ static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
 /* An application's record (not the kernel's own), after its names are learned. */
 static int account_app(struct rep *r, const struct fstap_rec *rec)
 {
-	struct an_obj *o;
 	uint64_t dir;
 	struct proc *p;
 	int ret;
@@ -284,14 +283,13 @@ static int account_app(struct rep *r, const struct fstap_rec *rec)
 			return -ENOMEM;
 		r->nthreads++;
 	}
-	o = touch(r, rec->obj);
+	touch(r, rec->obj);
 	if (rec->result >= 0 && (rec->child || rec->newparent || rec->obj2)) {
 		touch(r, rec->child);
 		touch(r, rec->newparent);
 		touch(r, rec->obj2);
-		o = NULL;	/* it may have moved (an_objtab_add) */
 	}
-	dir = busy_dir(rec, o ? o : an_objtab_get(r->objs, rec->obj));
+	dir = busy_dir(r, rec);
 	if (dir) {
 		struct an_obj *d = an_objtab_add(r->objs, dir);
 
@@ -391,7 +389,6 @@ static int rep_init(struct rep *r, const char *trace, unsigned top)
 	r->top = top;
 	if (an_objtab_new(&r->objs) || fstap_pathmap_new(&r->pm) || an_access_new(&r->order))
 		return -ENOMEM;
-	an_objtab_parents_only(r->objs);
 	an_objtab_forget_dead(r->objs, forgot, r);
 	return 0;
 }

@@ -16,6 +16,7 @@
 
 /* The objects touched and the directories with operations, forgotten ones included. */
 struct collect {
+	const struct fstap_pathmap *pm;
 	struct dir_row *rows;
 	size_t n, cap;
 	uint64_t files, dirs;
@@ -27,7 +28,7 @@ static void collect_obj(struct an_obj *o, void *arg)
 	struct collect *c = arg;
 
 	if (o->report.touched) {
-		if (o->type == AN_OT_DIR)
+		if (fstap_pathmap_kind(c->pm, o->obj) == FSTAP_KIND_DIR)
 			c->dirs++;
 		else
 			c->files++;
@@ -45,6 +46,7 @@ static void collect(struct rep *r, struct collect *c)
 {
 	size_t i;
 
+	c->pm = r->pm;
 	an_objtab_each(r->objs, collect_obj, c);
 	c->files += r->gone_files;
 	c->dirs += r->gone_dirs;

@@ -78,6 +78,14 @@ int fstap_pathmap_name(const struct fstap_pathmap *pm, uint64_t obj, uint64_t *p
 	return n->linked;
 }
 
+uint64_t fstap_pathmap_parent(const struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint64_t parent;
+	struct fstap_bytes name;
+
+	return fstap_pathmap_name(pm, obj, &parent, &name) < 0 ? 0 : parent;
+}
+
 /* ---- learning from records ---------------------------------------------- */
 
 /*

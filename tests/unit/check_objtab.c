@@ -1,10 +1,11 @@
 /*
  * check_objtab.c: the analysis object table (src/analysis/objtab.c) fed
- * with its pathmap: names and types as the pathmap gives them, and, with
- * an_objtab_forget_dead, the entries of dead objects forgotten when the
- * pathmap forgets them, their user's callback first (the path resolves),
- * while open or still named ones stay. Entries found again after others
- * moved in the array (an_objtab_del), and a table of parents only.
+ * with its pathmap: with an_objtab_forget_dead, the entries of dead
+ * objects forgotten when the pathmap forgets them, their user's callback
+ * first (the path resolves), while open or still named ones stay; entries
+ * found again after others moved in the array (an_objtab_del); inode
+ * numbers learned (state_inode over a readdir's d_ino) while the names stay
+ * the pathmap's.
  */
 #include <check.h>
 #include <stdio.h>
@@ -57,21 +58,20 @@ static size_t entries(void)
 	return n;
 }
 
-/* The user's callback: o still has its name, and its path resolves. */
+/* The user's callback: o's path still resolves, to the name it was created with. */
 static void on_forget(struct an_obj *o, void *arg)
 {
 	char path[64], want[64];
 
 	ck_assert_ptr_eq(arg, &forgotten);
-	ck_assert_ptr_nonnull(o->name);
 	ck_assert_int_ge(fstap_pathmap_path(pm, o->obj, path, sizeof(path)), 0);
-	snprintf(want, sizeof(want), "/%.*s", (int)o->name_len, (const char *)o->name);
+	snprintf(want, sizeof(want), "/f%llu", (unsigned long long)(o->obj - 100));
 	ck_assert_str_eq(path, want);
-	ck_assert_uint_eq(o->type, AN_OT_FILE);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, o->obj), FSTAP_KIND_OTHER);
 	forgotten++;
 }
 
-/* n files created in the root, closed, and unlinked but every 100th one. */
+/* n files created in the root (each given an entry), closed, and unlinked but every 100th one. */
 static void churn(uint64_t n)
 {
 	char name[32];
@@ -80,6 +80,7 @@ static void churn(uint64_t n)
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "f%llu", (unsigned long long)i);
 		at(i, FSTAP_OP_CREATE, 1, name, 100 + i);
+		ck_assert_ptr_nonnull(an_objtab_add(t, 100 + i));
 		at(i, FSTAP_OP_RELEASE, 100 + i, NULL, 0);
 		if (i % 100)
 			at(i, FSTAP_OP_UNLINK, 1, name, 0);
@@ -89,25 +90,26 @@ static void churn(uint64_t n)
 
 START_TEST(test_objtab_forgets_dead_objects)
 {
-	const struct an_obj *o;
+	uint64_t parent;
+	struct fstap_bytes name;
 
 	an_objtab_forget_dead(t, on_forget, &forgotten);
 	churn(100000);
-	/* the live files and the root */
-	ck_assert_uint_eq(entries(), 1000 + 1);
+	/* the live files */
+	ck_assert_uint_eq(entries(), 1000);
 	ck_assert_uint_eq(forgotten, 99000);
 	ck_assert_ptr_null(an_objtab_get(t, 100 + 99999));
-	o = an_objtab_get(t, 100 + 99900);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_uint_eq(o->parent, 1);
-	ck_assert_int_eq(memcmp(o->name, "f99900", 6), 0);
+	ck_assert_ptr_nonnull(an_objtab_get(t, 100 + 99900));
+	ck_assert_int_eq(fstap_pathmap_name(pm, 100 + 99900, &parent, &name), 1);
+	ck_assert_uint_eq(parent, 1);
+	ck_assert_int_eq(memcmp(name.ptr, "f99900", 6), 0);
 }
 END_TEST
 
 START_TEST(test_objtab_keeps_everything_by_default)
 {
 	churn(20000);
-	ck_assert_uint_eq(entries(), 20000 + 1);
+	ck_assert_uint_eq(entries(), 20000);
 	ck_assert_ptr_nonnull(an_objtab_get(t, 100 + 19999));
 }
 END_TEST
@@ -116,6 +118,7 @@ START_TEST(test_objtab_open_file_stays)
 {
 	an_objtab_forget_dead(t, NULL, NULL);
 	at(0, FSTAP_OP_CREATE, 1, "a", 2);
+	ck_assert_ptr_nonnull(an_objtab_add(t, 2));
 	at(0, FSTAP_OP_UNLINK, 1, "a", 0);
 	at(2 * GRACE_MS, FSTAP_OP_GETATTR, 1, NULL, 0);
 	ck_assert_ptr_nonnull(an_objtab_get(t, 2));
@@ -160,21 +163,38 @@ static void rename_rec(uint64_t dir, const char *name, uint64_t newdir, const ch
 	ck_assert_int_eq(an_objtab_apply(t, pm, &r), 0);
 }
 
-START_TEST(test_objtab_parents_only)
+/* A listing of dir with two entries, ino 10 + obj. */
+static void readdir_rec(uint64_t dir, uint64_t obj1, uint64_t obj2)
 {
+	struct fstap_dirent e[2] = {
+		{ .obj = obj1, .ino = 10 + obj1, .name = { (const uint8_t *)"x", 1 } },
+		{ .obj = obj2, .ino = 10 + obj2, .name = { (const uint8_t *)"y", 1 } },
+	};
+	struct fstap_rec r = { .op = FSTAP_OP_READDIR, .obj = dir, .entries = e, .nentries = 2 };
+
+	ck_assert_int_eq(an_objtab_apply(t, pm, &r), 0);
+}
+
+START_TEST(test_objtab_inodes_and_names)
+{
+	struct fstap_rec si = { .op = FSTAP_OP_STATE_INODE, .obj = 3, .ino = 99, .mode = 0100644 };
 	const struct an_obj *o;
 
-	an_objtab_parents_only(t);
+	ck_assert_int_eq(an_objtab_apply(t, pm, &si), 0);
 	at(0, FSTAP_OP_MKDIR, 1, "d", 2);
-	at(0, FSTAP_OP_CREATE, 1, "a", 3);
-	o = an_objtab_get(t, 3);
-	ck_assert_uint_eq(o->parent, 1);
-	ck_assert_ptr_null(o->name);
+	readdir_rec(2, 3, 4);
+	/* the initial state's inode number wins over a listing's */
+	ck_assert_uint_eq(an_objtab_get(t, 3)->ino, 99);
+	ck_assert_uint_eq(an_objtab_get(t, 4)->ino, 14);
+	/* names and kinds are the pathmap's; a rename moves the name, not the entry */
+	at(0, FSTAP_OP_CREATE, 1, "a", 5);
+	o = an_objtab_add(t, 5);
+	ck_assert_uint_eq(fstap_pathmap_parent(pm, 5), 1);
 	rename_rec(1, "a", 2, "b");
-	o = an_objtab_get(t, 3);
-	ck_assert_uint_eq(o->parent, 2);
-	ck_assert_ptr_null(o->name);
-	ck_assert_uint_eq(an_objtab_get(t, 2)->type, AN_OT_DIR);
+	ck_assert_ptr_eq(an_objtab_get(t, 5), o);
+	ck_assert_uint_eq(fstap_pathmap_parent(pm, 5), 2);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 2), FSTAP_KIND_DIR);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 5), FSTAP_KIND_OTHER);
 }
 END_TEST
 
@@ -189,7 +209,7 @@ static Suite *objtab_suite(void)
 	tcase_add_test(core, test_objtab_keeps_everything_by_default);
 	tcase_add_test(core, test_objtab_open_file_stays);
 	tcase_add_test(core, test_objtab_found_after_deletes);
-	tcase_add_test(core, test_objtab_parents_only);
+	tcase_add_test(core, test_objtab_inodes_and_names);
 	suite_add_tcase(s, core);
 	return s;
 }
