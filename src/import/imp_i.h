@@ -19,20 +19,11 @@
 #include "import/strace_i.h"
 #include "import/strace_import.h"
 
-/* One object: what the importer knows of it. */
+/* One object: what the importer knows of it besides its names (the path map's). */
 struct imp_obj {
-	uint64_t parent;	/* directories: the parent (their one name) */
 	uint32_t type;		/* S_IFMT bits, 0 if not known */
 	uint64_t size;		/* as far as the log tells */
 	char *target;		/* symlinks: the target, if known */
-};
-
-/* A name: directory parent holds name -> child. */
-struct imp_dent {
-	struct imp_dent *next;
-	uint64_t parent, child;
-	uint32_t len;
-	char name[];
 };
 
 /* An open file description (shared by dup'ed and inherited descriptors). */
@@ -71,7 +62,6 @@ struct imp_count {
 	uint64_t n;
 };
 
-#define IMP_DENT_BUCKETS 65536
 #define IMP_COUNTS_MAX 512
 
 /* One call as the handlers see it. */
@@ -95,7 +85,7 @@ struct imp {
 	struct imp_obj *objs;
 	uint64_t nobjs;
 	size_t capobjs;
-	struct imp_dent **dents;
+	struct fstap_pathmap *pm;	/* the names, as the records written give them */
 	uint64_t next_fh;
 
 	struct imp_proc *procs;
@@ -117,10 +107,13 @@ struct imp {
 int ns_init(struct imp *im);
 void ns_free(struct imp *im);
 /* A new object of type (S_IFMT bits or 0): its id, 0 on ENOMEM. */
-uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent);
-uint64_t ns_get(struct imp *im, uint64_t parent, const char *name);
-int ns_add(struct imp *im, uint64_t parent, const char *name, uint64_t child);
-void ns_remove(struct imp *im, uint64_t parent, const char *name);
+uint64_t ns_new_obj(struct imp *im, uint32_t type);
+/* The object named name in directory parent as the records written so far tell, 0 if none. */
+uint64_t ns_get(const struct imp *im, uint64_t parent, const char *name);
+/* The directory holding directory dir's name, 0 for the root or if not known. */
+uint64_t ns_parent(const struct imp *im, uint64_t dir);
+/* Writes rec to the trace and learns its names. 0 or -errno. */
+int ns_emit(struct imp *im, const struct fstap_rec *rec);
 /* Describes dir as the initial state: STATE_INODE/DENTRY records, and learns it. */
 int ns_state(struct imp *im, const char *dir);
 

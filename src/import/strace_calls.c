@@ -186,8 +186,8 @@ int sc_walk(struct imp *im, struct imp_call *c, const char *rel, bool learn,
 				*parent = dir;
 				return 1;
 			}
-			child = ns_new_obj(im, S_IFDIR, dir);
-			if (!child || (ret = ns_add(im, dir, leaf, child)))
+			child = ns_new_obj(im, S_IFDIR);
+			if (!child)
 				return -ENOMEM;
 			if ((ret = sc_rec_lookup(im, c, dir, leaf, child, 0)))
 				return ret;
@@ -202,12 +202,10 @@ int sc_walk(struct imp *im, struct imp_call *c, const char *rel, bool learn,
 int sc_learn_leaf(struct imp *im, struct imp_call *c, uint64_t parent, const char *leaf,
 		  uint32_t type, uint64_t *obj)
 {
-	int ret;
-
 	if (*obj)
 		return 0;
-	*obj = ns_new_obj(im, type, parent);
-	if (!*obj || (ret = ns_add(im, parent, leaf, *obj)))
+	*obj = ns_new_obj(im, type);
+	if (!*obj)
 		return -ENOMEM;
 	return sc_rec_lookup(im, c, parent, leaf, *obj, 0);
 }

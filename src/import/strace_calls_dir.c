@@ -95,12 +95,10 @@ static int dirent_of(struct imp *im, struct imp_ofd *o, struct st_span item, cha
 	if (dots == 1)
 		obj = o->obj;
 	else if (dots == 2)
-		obj = o->obj == FSTAP_ROOT_OBJ ? 0 : im->objs[o->obj].parent;
-	else if (!(obj = ns_get(im, o->obj, name))) {
-		obj = ns_new_obj(im, d->type == 4 ? S_IFDIR : 0, o->obj);
-		if (!obj || ns_add(im, o->obj, name, obj))
-			return -ENOMEM;
-	}
+		obj = ns_parent(im, o->obj);
+	else if (!(obj = ns_get(im, o->obj, name)) &&
+		 !(obj = ns_new_obj(im, d->type == 4 ? S_IFDIR : 0)))
+		return -ENOMEM;
 	d->obj = obj;
 	o->dir_cookie = (uint64_t)off;
 	*used += len + 1;
@@ -192,8 +190,8 @@ static int make_node(struct imp *im, struct imp_call *c, int dirarg, int patharg
 	r.rdev = rdev;
 	r.umask = c->p->umask;
 	if (!sc_failed(c)) {
-		r.child = ns_new_obj(im, (uint32_t)(r.mode & S_IFMT), t.parent);
-		if (!r.child || ns_add(im, t.parent, t.leaf, r.child))
+		r.child = ns_new_obj(im, (uint32_t)(r.mode & S_IFMT));
+		if (!r.child)
 			return -ENOMEM;
 	}
 	return imp_emit(im, &r);
@@ -247,11 +245,7 @@ static int remove_common(struct imp *im, struct imp_call *c, int dirarg, int pat
 	imp_rec(im, c, dir ? FSTAP_OP_RMDIR : FSTAP_OP_UNLINK, &r);
 	r.obj = t.parent;
 	sc_set_name(&r.name, t.leaf);
-	if ((ret = imp_emit(im, &r)))
-		return ret;
-	if (!sc_failed(c))
-		ns_remove(im, t.parent, t.leaf);
-	return 0;
+	return imp_emit(im, &r);
 }
 
 int c_unlink(struct imp *im, struct imp_call *c) { return remove_common(im, c, -1, 0, false); }
@@ -286,17 +280,7 @@ static int rename_common(struct imp *im, struct imp_call *c, int od, int op, int
 	r.newparent = d.parent;
 	sc_set_name(&r.newname, d.leaf);
 	r.flags_arg = flags;
-	if ((ret = imp_emit(im, &r)) || sc_failed(c))
-		return ret;
-	if (s.parent == d.parent && !strcmp(sleaf, d.leaf))
-		return 0;
-	if (flags & 2) {	/* RENAME_EXCHANGE */
-		if ((ret = ns_add(im, s.parent, sleaf, d.obj)))
-			return ret;
-		return ns_add(im, d.parent, d.leaf, s.obj);
-	}
-	ns_remove(im, s.parent, sleaf);
-	return ns_add(im, d.parent, d.leaf, s.obj);
+	return imp_emit(im, &r);
 }
 
 int c_rename(struct imp *im, struct imp_call *c)
@@ -329,9 +313,7 @@ static int link_common(struct imp *im, struct imp_call *c, int od, int op, int n
 	r.obj = s.obj;
 	r.newparent = d.parent;
 	sc_set_name(&r.newname, d.leaf);
-	if ((ret = imp_emit(im, &r)) || sc_failed(c))
-		return ret;
-	return ns_add(im, d.parent, d.leaf, s.obj);
+	return imp_emit(im, &r);
 }
 
 int c_link(struct imp *im, struct imp_call *c) { return link_common(im, c, -1, 0, -1, 1); }
@@ -356,8 +338,8 @@ static int symlink_common(struct imp *im, struct imp_call *c, int dirarg, int pa
 	sc_set_name(&r.name, t.leaf);
 	r.target = (struct fstap_bytes){ (const uint8_t *)target, (uint32_t)len };
 	if (!sc_failed(c)) {
-		r.child = ns_new_obj(im, S_IFLNK, t.parent);
-		if (!r.child || ns_add(im, t.parent, t.leaf, r.child))
+		r.child = ns_new_obj(im, S_IFLNK);
+		if (!r.child)
 			return -ENOMEM;
 		im->objs[r.child].target = strdup(target);
 	}

@@ -85,8 +85,8 @@ static int do_open(struct imp *im, struct imp_call *c, int dirarg, int patharg,
 	}
 	fh = new_fh(im);
 	if (!t.obj && (flags & O_CREAT)) {
-		t.obj = ns_new_obj(im, S_IFREG, t.parent);
-		if (!t.obj || (ret = ns_add(im, t.parent, t.leaf, t.obj)))
+		t.obj = ns_new_obj(im, S_IFREG);
+		if (!t.obj)
 			return -ENOMEM;
 		imp_rec(im, c, FSTAP_OP_CREATE, &r);
 		r.obj = t.parent;

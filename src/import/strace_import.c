@@ -44,7 +44,7 @@ void imp_rec(struct imp *im, const struct imp_call *c, unsigned op, struct fstap
 
 int imp_emit(struct imp *im, const struct fstap_rec *r)
 {
-	int ret = fstap_writer_add(im->w, r);
+	int ret = ns_emit(im, r);
 
 	if (!ret) {
 		im->st->records++;

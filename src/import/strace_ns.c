@@ -2,10 +2,12 @@
  * strace_ns.c: the objects and names of an strace import, and its initial
  * state. Object ids are given as the recorder gives them: the root is 1,
  * then one per inode in the order the import meets it (the --state walk
- * first, by (device, inode) so hard links share one), never reused. Names
- * are (parent, name) -> child in one hash table; a directory keeps its
- * parent, so a path is walked component by component and a rename of a
- * directory moves everything below it.
+ * first, by (device, inode) so hard links share one), never reused. The
+ * names are the path map's (fstap/pathmap.h), fed every record the import
+ * writes (ns_emit), as export and replay read the trace: a path is walked
+ * component by component, and a rename of a directory moves everything
+ * below it. What the path map does not keep (types, sizes, symlink
+ * targets) is here, per object.
  *
  * The state records are the recorder's (fstap_state_inode,
  * fstap_state_dentry: fstap/state.h); only the walk, keyed by this
@@ -20,17 +22,19 @@
 #include <unistd.h>
 
 #include "fstap/name.h"
+#include "fstap/pathmap.h"
 #include "fstap/state.h"
 #include "fstap/util.h"
 #include "import/imp_i.h"
 
 int ns_init(struct imp *im)
 {
-	im->dents = calloc(IMP_DENT_BUCKETS, sizeof(*im->dents));
-	if (!im->dents)
-		return -ENOMEM;
+	int ret = fstap_pathmap_new(&im->pm);
+
+	if (ret)
+		return ret;
 	im->nobjs = 1;		/* 0 is "none" */
-	if (!ns_new_obj(im, S_IFDIR, FSTAP_ROOT_OBJ))
+	if (!ns_new_obj(im, S_IFDIR))
 		return -ENOMEM;
 	return 0;
 }
@@ -39,21 +43,14 @@ void ns_free(struct imp *im)
 {
 	uint64_t i;
 
-	for (i = 0; im->dents && i < IMP_DENT_BUCKETS; i++) {
-		struct imp_dent *d = im->dents[i], *n;
-
-		for (; d; d = n) {
-			n = d->next;
-			free(d);
-		}
-	}
-	free(im->dents);
+	fstap_pathmap_free(im->pm);
+	im->pm = NULL;
 	for (i = 0; i < im->nobjs; i++)
 		free(im->objs[i].target);
 	free(im->objs);
 }
 
-uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent)
+uint64_t ns_new_obj(struct imp *im, uint32_t type)
 {
 	if (im->nobjs >= im->capobjs) {
 		bool first = !im->capobjs;
@@ -65,59 +62,25 @@ uint64_t ns_new_obj(struct imp *im, uint32_t type, uint64_t parent)
 	}
 	memset(&im->objs[im->nobjs], 0, sizeof(im->objs[0]));
 	im->objs[im->nobjs].type = type;
-	im->objs[im->nobjs].parent = parent;
 	return im->nobjs++;
 }
 
-static struct imp_dent **dent_slot(struct imp *im, uint64_t parent, const char *name)
+uint64_t ns_get(const struct imp *im, uint64_t parent, const char *name)
 {
-	size_t len = strlen(name);
-	struct imp_dent **d = &im->dents[fstap_hash_bytes(parent, name, len) % IMP_DENT_BUCKETS];
-
-	for (; *d; d = &(*d)->next)
-		if ((*d)->parent == parent && (*d)->len == len && !memcmp((*d)->name, name, len))
-			return d;
-	return d;
+	return fstap_pathmap_lookup(im->pm, parent, (struct fstap_bytes){
+		(const uint8_t *)name, (uint32_t)strlen(name) });
 }
 
-uint64_t ns_get(struct imp *im, uint64_t parent, const char *name)
+uint64_t ns_parent(const struct imp *im, uint64_t dir)
 {
-	struct imp_dent *d = *dent_slot(im, parent, name);
-
-	return d ? d->child : 0;
+	return dir == FSTAP_ROOT_OBJ ? 0 : fstap_pathmap_parent(im->pm, dir);
 }
 
-int ns_add(struct imp *im, uint64_t parent, const char *name, uint64_t child)
+int ns_emit(struct imp *im, const struct fstap_rec *rec)
 {
-	struct imp_dent **slot = dent_slot(im, parent, name), *d;
-	size_t len = strlen(name);
+	int ret = fstap_writer_add(im->w, rec);
 
-	if (*slot) {
-		(*slot)->child = child;
-	} else {
-		d = malloc(sizeof(*d) + len + 1);
-		if (!d)
-			return -ENOMEM;
-		d->next = NULL;
-		d->parent = parent;
-		d->child = child;
-		d->len = (uint32_t)len;
-		memcpy(d->name, name, len + 1);
-		*slot = d;
-	}
-	if (child < im->nobjs && im->objs[child].type == S_IFDIR)
-		im->objs[child].parent = parent;
-	return 0;
-}
-
-void ns_remove(struct imp *im, uint64_t parent, const char *name)
-{
-	struct imp_dent **slot = dent_slot(im, parent, name), *d = *slot;
-
-	if (d) {
-		*slot = d->next;
-		free(d);
-	}
+	return ret ? ret : fstap_pathmap_apply(im->pm, rec);
 }
 
 /* ---- the initial state --------------------------------------------------- */
@@ -134,7 +97,7 @@ struct walk {
 static void walk_emit(const struct fstap_rec *rec, void *arg)
 {
 	struct walk *wk = arg;
-	int ret = fstap_writer_add(wk->im->w, rec);
+	int ret = ns_emit(wk->im, rec);
 
 	if (ret && !wk->ret)
 		wk->ret = ret;
@@ -158,7 +121,7 @@ static uint64_t seen_obj(struct walk *wk, const struct stat *st, bool *newobj)
 		wk->seen[wk->nseen].obj = wk->im->nobjs;
 		wk->nseen++;
 	}
-	return ns_new_obj(wk->im, st->st_mode & S_IFMT, 0);
+	return ns_new_obj(wk->im, st->st_mode & S_IFMT);
 }
 
 static void remember_target(struct imp *im, uint64_t obj, int dfd, const char *name)
@@ -206,8 +169,6 @@ static int walk_dir(struct walk *wk, int dfd, uint64_t dobj)
 				remember_target(wk->im, obj, dirfd(dp), de->d_name);
 		}
 		fstap_state_dentry(dobj, de->d_name, obj, walk_emit, wk);
-		if ((ret = ns_add(wk->im, dobj, de->d_name, obj)))
-			break;
 		if (S_ISDIR(st.st_mode)) {
 			int cfd = openat(dirfd(dp), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
