@@ -12,15 +12,6 @@
 #include <unistd.h>
 
 #include "exec_i.h"
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
 
 int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 {
@@ -34,11 +25,9 @@ int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 	if (posix_memalign(&p, 4096, c))
 		return -ENOMEM;
 	if (random) {
-		uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uint64_t)c, *q = p;
-		size_t i;
+		uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uint64_t)c;
 
-		for (i = 0; i < c / 8; i++)
-			q[i] = xorshift(&s);
+		fstap_fill_random(p, c / 8, &s);
 	}
 	free(*buf);
 	*buf = p;

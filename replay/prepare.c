@@ -335,17 +335,7 @@ static void set_attrs_at(struct run *r, const struct prep_obj *o, int dirfd, con
 
 static void fill(struct run *r, size_t len)
 {
-	size_t i, n = (len + 7) / 8;
-	uint64_t x = r->rng;
-
-	/* xorshift64*: fast, and no two blocks alike (incompressible, undedupable). */
-	for (i = 0; i < n; i++) {
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		r->buf[i] = x * 0x2545f4914f6cdd1dULL;
-	}
-	r->rng = x;
+	fstap_fill_random(r->buf, (len + 7) / 8, &r->rng);
 }
 
 /* Writes the data extents; 0 or -errno. */

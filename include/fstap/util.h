@@ -93,6 +93,13 @@ static inline uint64_t fstap_splitmix64(uint64_t *state)
 }
 
 /*
+ * Fills n words at buf with the xorshift64* sequence from *state (nonzero,
+ * updated): fast, incompressible and no two blocks alike, for the data
+ * that prepare and replay write.
+ */
+void fstap_fill_random(uint64_t *buf, size_t n, uint64_t *state);
+
+/*
  * The home slot of id in a table of mask + 1 slots (a power of two): ids
  * that differ in their low 4 bits only (a trace numbers objects, handles
  * and threads as it meets them) share 16 neighbouring slots, so that
@@ -132,7 +139,7 @@ static inline uint32_t fstap_load32(const void *p)
 static inline uint64_t fstap_hash_bytes(uint64_t seed, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
-	uint64_t h = ((seed ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL) ^ len, w;
+	uint64_t h = fstap_hash64(seed) ^ (uint64_t)len * 0x9e3779b97f4a7c15ULL, w;
 
 	if (len > 8) {
 		const uint8_t *end = p + len - 8;

@@ -1,6 +1,6 @@
 /*
  * util.c: the shared pieces of util.h that are not inline: array growth,
- * sleeping and deadlines, and the uint64 map.
+ * sleeping and deadlines, random filler and the uint64 map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,6 +56,20 @@ void fstap_deadline_ms(struct timespec *ts, unsigned long ms)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
+}
+
+void fstap_fill_random(uint64_t *buf, size_t n, uint64_t *state)
+{
+	uint64_t x = *state;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		buf[i] = x * 0x2545f4914f6cdd1dULL;
+	}
+	*state = x;
 }
 
 /* ---- the uint64 map ------------------------------------------------------- */

@@ -4,12 +4,18 @@
  * computes doubles from the first size; the uint64 map finds, replaces,
  * deletes (with the backward shift keeping every other key reachable) and
  * iterates; saturating addition; the clocks move forward and a deadline
- * is a normalised timespec ahead of the realtime clock.
+ * is a normalised timespec ahead of the realtime clock; the byte hash
+ * gives distinct values to a million names of the shapes file systems hold
+ * (numbers of every length, prefixes, one name under many seeds), which
+ * the replay compares listings by; the random filler is the same for the
+ * same state and not for another.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fstap/util.h"
 
@@ -183,6 +189,64 @@ START_TEST(sat_add_clock_hash)
 }
 END_TEST
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(hash_bytes_distinct)
+{
+	size_t n = 0, i, same = 0, cap = 1200000;
+	uint64_t *h = malloc(cap * sizeof(*h));
+	char b[64];
+	long k;
+
+	ck_assert_ptr_nonnull(h);
+	/* every number to 6 digits, then sparser to 10: names of neighbouring lengths meet */
+	for (k = 0; k < 300000; k++)
+		h[n++] = fstap_hash_bytes(0, b, (size_t)snprintf(b, sizeof(b), "%ld", k));
+	for (k = 1; k <= 100000; k++)
+		h[n++] = fstap_hash_bytes(0, b, (size_t)snprintf(b, sizeof(b), "%ld", 300000 + k * 25013));
+	for (k = 0; k < 300000; k++)
+		h[n++] = fstap_hash_bytes(0, b, (size_t)snprintf(b, sizeof(b), "f%ld", k));
+	for (k = 0; k < 200000; k++)
+		h[n++] = fstap_hash_bytes(0, b, (size_t)snprintf(b, sizeof(b), "file.%07ld.tmp", k));
+	for (k = 0; k < 64; k++) {
+		memset(b, 'a', (size_t)k);
+		h[n++] = fstap_hash_bytes(7, b, (size_t)k);
+	}
+	for (k = 1; k <= 200000; k++)
+		h[n++] = fstap_hash_bytes((uint64_t)k, "x", 1);
+	qsort(h, n, sizeof(*h), cmp_u64);
+	for (i = 1; i < n; i++)
+		same += h[i] == h[i - 1];
+	ck_assert_uint_eq(same, 0);
+	free(h);
+}
+END_TEST
+
+START_TEST(fill_random_seeded)
+{
+	uint64_t a[64], b[64], s = 42, t = 42;
+	size_t i, equal = 0;
+
+	fstap_fill_random(a, 64, &s);
+	fstap_fill_random(b, 64, &t);
+	ck_assert_int_eq(memcmp(a, b, sizeof(a)), 0);
+	ck_assert_uint_eq(s, t);
+	t = 43;
+	fstap_fill_random(b, 64, &t);
+	for (i = 0; i < 64; i++)
+		equal += a[i] == b[i];
+	ck_assert_uint_eq(equal, 0);
+	/* the state moves on: the next block is another */
+	fstap_fill_random(b, 64, &s);
+	ck_assert_int_ne(memcmp(a, b, sizeof(a)), 0);
+}
+END_TEST
+
 START_TEST(realtime_deadline)
 {
 	uint64_t before = fstap_realtime_ns(), at;
@@ -227,6 +291,8 @@ int main(void)
 	tcase_add_test(tc, map_collisions);
 	tcase_add_test(tc, map_iterate_and_pointers);
 	tcase_add_test(tc, sat_add_clock_hash);
+	tcase_add_test(tc, hash_bytes_distinct);
+	tcase_add_test(tc, fill_random_seeded);
 	tcase_add_test(tc, timespec_ns);
 	tcase_add_test(tc, realtime_deadline);
 	suite_add_tcase(s, tc);
