@@ -3,7 +3,9 @@
  * object keeps the list of its names, (directory, name) pairs; the first
  * one is the one its path uses. Two open-addressing hash tables, one from
  * object id to its node and one from (directory, name) to the name, index
- * two arrays. The store of nodes and names is pathmap_table.c; open
+ * two arrays. The dead waiting for the grace period to pass are a queue
+ * linked through their nodes, so that a death costs no memory of its own.
+ * The store of nodes and names is pathmap_table.c; open
  * handles, deaths and forgetting are pathmap_forget.c; pathmap.c learns
  * from records and builds paths.
  *
@@ -36,19 +38,16 @@ struct pm_name {
 
 struct pm_node {
 	uint64_t obj;
+	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
 	uint32_t names;		/* its first name (index + 1); 0: none known */
 	uint32_t open;		/* handles open on it (open, create, opendir less releases) */
 	uint32_t kids;		/* names in it (an unlinked one kept as a path included) */
+	uint32_t grave_prev;	/* buried: the nodes queued before and after it (index + 1) */
+	uint32_t grave_next;
 	bool dir;		/* known to be a directory: it has one name */
 	bool renamed;		/* a record removed or moved one of its names */
 	uint8_t kind;		/* enum fstap_kind */
-	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
-};
-
-/* A dead object waiting for the grace period to pass. */
-struct pm_grave {
-	uint64_t obj;
-	uint64_t died_ns;	/* the node's died_ns when it was queued */
+	bool buried;		/* queued at its latest death, waiting for the grace period */
 };
 
 struct fstap_pathmap {
@@ -62,8 +61,8 @@ struct fstap_pathmap {
 	size_t nslots;		/* power of two, > 2 * max(nnodes, nnames) */
 	uint64_t *dying;	/* objects that may have died during a record */
 	size_t ndying, cap_dying;
-	struct pm_grave *graves;	/* dead objects in order of death: [head, ngraves) */
-	size_t head, ngraves, cap_graves;
+	uint32_t grave_first;	/* the buried nodes in order of death (index + 1; 0: none) */
+	uint32_t grave_last;
 	uint64_t now_ns;	/* the latest start of an operation record */
 	void (*on_forget)(void *arg, uint64_t obj);
 	void *forget_arg;
@@ -139,7 +138,7 @@ void pm_free_name(struct pm_name *n);
 int pm_ensure_room(struct fstap_pathmap *pm);
 /* The node of obj, made if new (the tables have room: pm_ensure_room); PM_NONE on ENOMEM. */
 uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj);
-/* Takes node ni out of the object table and the array (its names gone already). */
+/* Takes node ni out of the object table and the array (its names gone already, not buried). */
 void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni);
 /* Whether node ni (PM_NONE: none) has a name in the namespace. */
 bool pm_has_linked_name(const struct fstap_pathmap *pm, uint32_t ni);
@@ -174,5 +173,7 @@ void pm_close_handle(struct fstap_pathmap *pm, uint64_t obj);
 int pm_bury(struct fstap_pathmap *pm);
 /* Forgets the objects dead for longer than the grace period (and still dead). */
 void pm_reap(struct fstap_pathmap *pm);
+/* A buried node moved to index to (pm_remove_node): its neighbours in the queue follow. */
+void pm_grave_moved(struct fstap_pathmap *pm, uint32_t to);
 
 #endif

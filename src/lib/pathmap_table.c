@@ -145,6 +145,8 @@ void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni)
 	if (ni != last) {
 		pm->nodes[ni] = pm->nodes[last];
 		pm->by_obj[obj_slot(pm, pm->nodes[ni].obj)] = ni + 1;
+		if (pm->nodes[ni].buried)
+			pm_grave_moved(pm, ni);
 	}
 }
 
