@@ -33,6 +33,7 @@ struct pm_name {
 	};
 	uint32_t name_len;
 	uint32_t next;		/* the object's next name, or the next free one: index + 1 */
+	uint32_t hash;		/* of (parent, name), pm_entry_hash: its home in the entry table */
 	bool linked;		/* in the entry table; false: the last name, removed */
 };
 
@@ -103,18 +104,38 @@ static inline bool pm_name_is(const struct pm_name *n, uint64_t parent, const ui
 	       (!len || !memcmp(pm_name_str(n), name, len));
 }
 
-/* The slot of the entry (parent, name), or -1. */
-static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
-				      const uint8_t *name, uint32_t len)
+/*
+ * The hash of the entry (parent, name), kept in its pm_name: the table's
+ * slots are found, moved and rehashed without hashing names again. 32 bits:
+ * a table of more than 2^32 slots hashes the names (pm_entry_home).
+ */
+static inline uint32_t pm_entry_hash(uint64_t parent, const uint8_t *name, uint32_t len)
 {
-	size_t mask = pm->nslots - 1, i = fstap_hash_bytes(parent, name, len) & mask;
+	return (uint32_t)fstap_hash_bytes(parent, name, len);
+}
+
+static inline size_t pm_entry_home(const struct fstap_pathmap *pm, const struct pm_name *n)
+{
+	size_t mask = pm->nslots - 1;
+
+	if (mask > UINT32_MAX)
+		return fstap_hash_bytes(n->parent, pm_name_str(n), n->name_len) & mask;
+	return n->hash & mask;
+}
+
+/* The slot of the entry (parent, name) of hash h (pm_entry_hash), or -1. */
+static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
+				      const uint8_t *name, uint32_t len, uint32_t h)
+{
+	size_t mask = pm->nslots - 1;
+	size_t i = mask > UINT32_MAX ? fstap_hash_bytes(parent, name, len) & mask : h & mask;
 
 	for (;; i = (i + 1) & mask) {
 		uint32_t v = pm->by_entry[i];
 
 		if (!v)
 			return -1;
-		if (pm_name_is(&pm->names[v - 1], parent, name, len))
+		if (pm->names[v - 1].hash == h && pm_name_is(&pm->names[v - 1], parent, name, len))
 			return (long)i;
 	}
 }
@@ -123,7 +144,8 @@ static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t p
 static inline uint32_t pm_find_entry(const struct fstap_pathmap *pm, uint64_t parent,
 				     struct fstap_bytes name)
 {
-	long s = pm_find_entry_slot(pm, parent, name.ptr, name.len);
+	long s = pm_find_entry_slot(pm, parent, name.ptr, name.len,
+				    pm_entry_hash(parent, name.ptr, name.len));
 
 	return s < 0 ? PM_NONE : pm->by_entry[s] - 1;
 }
