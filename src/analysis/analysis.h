@@ -49,10 +49,7 @@ struct an_obj {
 	uint64_t obj;
 	uint64_t parent;	/* directory of the name its path uses; 0: unknown */
 	uint8_t *name;		/* that name, owned; NULL if unknown */
-	uint32_t name_len;
 	uint64_t ino;		/* state_inode ino, else a readdir d_ino; 0 unknown */
-	uint8_t type;		/* enum an_otype */
-	bool ino_from_state;
 	/* for the user of the table, zero at first: a member per user */
 	union {
 		struct {			/* report's objects (report.c) */
@@ -76,6 +73,9 @@ struct an_obj {
 		} reorder;
 	};
 	void *priv;		/* for the user of the table */
+	uint32_t name_len;	/* (the small members last: 64 bytes, no padding) */
+	uint8_t type;		/* enum an_otype */
+	bool ino_from_state;
 };
 
 struct an_objtab;
