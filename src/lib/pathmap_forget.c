@@ -44,8 +44,11 @@ void pm_close_handle(struct fstap_pathmap *pm, uint64_t obj)
 {
 	uint32_t ni = obj ? pm_find_node(pm, obj) : PM_NONE;
 
+	if (ni == PM_NONE)
+		return;
+	pm->found = ni;		/* pm_bury looks it up again */
 	/* a release without its open (a filtered trace) is ignored */
-	if (ni != PM_NONE && pm->nodes[ni].open && !--pm->nodes[ni].open)
+	if (pm->nodes[ni].open && !--pm->nodes[ni].open)
 		pm_maybe_dying(pm, obj);
 }
 

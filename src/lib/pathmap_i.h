@@ -65,6 +65,13 @@ struct fstap_pathmap {
 	uint32_t grave_first;	/* the buried nodes in order of death (index + 1; 0: none) */
 	uint32_t grave_last;
 	uint64_t now_ns;	/* the latest start of an operation record */
+	/*
+	 * The node made or looked up by pm_get_node last, a guess that
+	 * pm_find_node tries first: a record names the same object several
+	 * times (its kind, its handle, its name). Right when that node's obj
+	 * is the one looked for.
+	 */
+	uint32_t found;
 	void (*on_forget)(void *arg, uint64_t obj);
 	void *forget_arg;
 	bool oom;		/* a push to dying failed */
@@ -80,9 +87,11 @@ enum pm_place { PM_NAME_FIRST, PM_NAME_LAST };
 /* The node (index) of obj, or PM_NONE. */
 static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj)
 {
-	size_t mask = pm->nslots - 1, i = fstap_id_home(obj, mask);
+	size_t mask = pm->nslots - 1, i;
 
-	for (;; i = (i + 1) & mask) {
+	if (pm->found < pm->nnodes && pm->nodes[pm->found].obj == obj)
+		return pm->found;
+	for (i = fstap_id_home(obj, mask);; i = (i + 1) & mask) {
 		uint32_t v = pm->by_obj[i];
 
 		if (!v)

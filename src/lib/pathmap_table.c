@@ -98,7 +98,7 @@ uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj)
 	uint32_t i = pm_find_node(pm, obj);
 
 	if (i != PM_NONE)
-		return i;
+		return pm->found = i;
 	if (pm->nnodes >= UINT32_MAX - 2)
 		return PM_NONE;
 	if (FSTAP_GROW(pm->nodes, pm->nnodes + 1, pm->cap_nodes))
@@ -107,7 +107,7 @@ uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj)
 	memset(&pm->nodes[i], 0, sizeof(pm->nodes[i]));
 	pm->nodes[i].obj = obj;
 	insert_obj_slot(pm, i);
-	return i;
+	return pm->found = i;
 }
 
 /* The slot of obj in by_obj (it is there). */
