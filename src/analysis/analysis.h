@@ -44,12 +44,12 @@ double an_spearman(const double *x, const double *y, size_t n);
 
 /*
  * What the analysis knows about one object id of a trace besides its
- * place in the namespace, which is the pathmap's (an_parent, an_is_dir).
+ * place in the namespace, which is the pathmap's (fstap_pathmap_parent,
+ * fstap_pathmap_name, fstap_pathmap_kind).
  */
 struct an_obj {
 	uint64_t obj;
 	uint64_t ino;		/* state_inode ino, else a readdir d_ino; 0 unknown */
-	bool ino_from_state;
 	/* for the user of the table, zero at first: a member per user */
 	union {
 		struct {			/* report's objects (report.c) */
@@ -73,6 +73,7 @@ struct an_obj {
 		} reorder;
 	};
 	void *priv;		/* for the user of the table */
+	bool ino_from_state;	/* (the small member last: 48 bytes) */
 };
 
 struct an_objtab;

@@ -46,7 +46,6 @@ void fstap_pathmap_free(struct fstap_pathmap *pm)
 	free(pm->by_obj);
 	free(pm->by_entry);
 	free(pm->dying);
-	free(pm->graves);
 	free(pm);
 }
 
@@ -225,7 +224,7 @@ int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec)
 
 	if (!fstap_op_is_meta(rec->op) && rec->start_ns > pm->now_ns)
 		pm->now_ns = rec->start_ns;
-	if (pm->head < pm->ngraves)
+	if (pm->grave_first)
 		pm_reap(pm);
 	ret = rec->result < 0 ? 0 : apply_one(pm, rec);
 	if (pm->ndying || pm->oom) {

@@ -1,11 +1,11 @@
 /*
  * pathmap_forget.c: how a pathmap forgets (pathmap.h has the rules): the
  * handles open on each object, the objects that may have died during a
- * record, the queue of the dead in order of death, and their forgetting
+ * record, the queue of the dead in order of death (linked through their
+ * nodes: each is in it once, at its latest death), and their forgetting
  * once the grace period has passed (the caller told first).
  */
 #include <errno.h>
-#include <string.h>
 
 #include "lib/pathmap_i.h"
 
@@ -44,8 +44,11 @@ void pm_close_handle(struct fstap_pathmap *pm, uint64_t obj)
 {
 	uint32_t ni = obj ? pm_find_node(pm, obj) : PM_NONE;
 
+	if (ni == PM_NONE)
+		return;
+	pm->found = ni;		/* pm_bury looks it up again */
 	/* a release without its open (a filtered trace) is ignored */
-	if (ni != PM_NONE && pm->nodes[ni].open && !--pm->nodes[ni].open)
+	if (pm->nodes[ni].open && !--pm->nodes[ni].open)
 		pm_maybe_dying(pm, obj);
 }
 
@@ -62,7 +65,7 @@ static bool dead(const struct fstap_pathmap *pm, uint32_t ni)
 	return nd->names ? !pm->names[nd->names - 1].linked : !nd->dir;
 }
 
-/* Forgets node ni: the caller is told, then its names and the node go. */
+/* Forgets node ni (not buried): the caller is told, then its names and the node go. */
 static void forget(struct fstap_pathmap *pm, uint32_t ni)
 {
 	if (pm->on_forget)
@@ -71,23 +74,65 @@ static void forget(struct fstap_pathmap *pm, uint32_t ni)
 	pm_remove_node(pm, ni);
 }
 
+/* ---- the queue of the dead, linked through their nodes ------------------- */
+
+/* The link (index + 1) that points at nd: its predecessor's, or the queue's first. */
+static uint32_t *link_to(struct fstap_pathmap *pm, const struct pm_node *nd)
+{
+	return nd->grave_prev ? &pm->nodes[nd->grave_prev - 1].grave_next : &pm->grave_first;
+}
+
+/* The link back to nd: its successor's, or the queue's last. */
+static uint32_t *link_back(struct fstap_pathmap *pm, const struct pm_node *nd)
+{
+	return nd->grave_next ? &pm->nodes[nd->grave_next - 1].grave_prev : &pm->grave_last;
+}
+
+static void unbury(struct fstap_pathmap *pm, uint32_t ni)
+{
+	struct pm_node *nd = &pm->nodes[ni];
+
+	*link_to(pm, nd) = nd->grave_next;
+	*link_back(pm, nd) = nd->grave_prev;
+	nd->grave_prev = nd->grave_next = 0;
+	nd->buried = false;
+}
+
+static void bury(struct fstap_pathmap *pm, uint32_t ni)
+{
+	struct pm_node *nd = &pm->nodes[ni];
+
+	nd->grave_prev = pm->grave_last;
+	nd->grave_next = 0;
+	*link_to(pm, nd) = ni + 1;	/* the last one's next, or the first */
+	pm->grave_last = ni + 1;
+	nd->buried = true;
+}
+
+void pm_grave_moved(struct fstap_pathmap *pm, uint32_t to)
+{
+	const struct pm_node *nd = &pm->nodes[to];
+
+	*link_to(pm, nd) = to + 1;
+	*link_back(pm, nd) = to + 1;
+}
+
 int pm_bury(struct fstap_pathmap *pm)
 {
 	while (pm->ndying) {
 		uint32_t ni = pm_find_node(pm, pm->dying[--pm->ndying]);
+		struct pm_node *nd;
 
 		if (ni == PM_NONE || !dead(pm, ni))
 			continue;
-		if (pm->head > pm->ngraves / 2 && pm->head > 1024) {
-			memmove(pm->graves, pm->graves + pm->head,
-				(pm->ngraves - pm->head) * sizeof(*pm->graves));
-			pm->ngraves -= pm->head;
-			pm->head = 0;
-		}
-		if (FSTAP_GROW(pm->graves, pm->ngraves + 1, pm->cap_graves))
-			return -ENOMEM;
-		pm->nodes[ni].died_ns = pm->now_ns + 1;
-		pm->graves[pm->ngraves++] = (struct pm_grave){ pm->nodes[ni].obj, pm->now_ns + 1 };
+		nd = &pm->nodes[ni];
+		/* died again: the latest death counts; again at the same time: nothing new */
+		if (nd->buried && nd->died_ns == pm->now_ns + 1)
+			continue;
+		if (nd->buried)
+			unbury(pm, ni);
+		nd->died_ns = pm->now_ns + 1;
+		bury(pm, ni);
 	}
 	if (pm->oom) {
 		pm->oom = false;
@@ -97,50 +142,32 @@ int pm_bury(struct fstap_pathmap *pm)
 }
 
 /*
- * The graves come due in order, long after their objects were last
- * touched: the slot, node and name of those a few ahead are fetched into
- * the cache now, each stage reading what the one before fetched.
+ * The dead come due in order, long after they were last touched: the
+ * node after the next one and the name of the next one are fetched into
+ * the cache now.
  */
-#define AHEAD 4		/* graves between the stages */
-
-/* The node grave i's slot home holds, or NULL (a guess: probing may put it further). */
-static const struct pm_node *home_node(const struct fstap_pathmap *pm, size_t i)
+static void fetch_ahead(const struct fstap_pathmap *pm, const struct pm_node *nd)
 {
-	uint32_t v = pm->by_obj[fstap_id_home(pm->graves[i].obj, pm->nslots - 1)];
+	const struct pm_node *next;
 
-	return v && v <= pm->nnodes ? &pm->nodes[v - 1] : NULL;
-}
-
-static void fetch_ahead(const struct fstap_pathmap *pm)
-{
-	size_t i = pm->head + 3 * AHEAD;
-	const struct pm_node *nd;
-
-	if (i < pm->ngraves)
-		__builtin_prefetch(&pm->by_obj[fstap_id_home(pm->graves[i].obj, pm->nslots - 1)]);
-	i -= AHEAD;
-	if (i < pm->ngraves && (nd = home_node(pm, i)))
-		__builtin_prefetch(nd);
-	i -= AHEAD;
-	if (i < pm->ngraves && (nd = home_node(pm, i)) && nd->obj == pm->graves[i].obj &&
-	    nd->names && nd->names <= pm->nnames)
-		__builtin_prefetch(&pm->names[nd->names - 1]);
+	if (!nd->grave_next)
+		return;
+	next = &pm->nodes[nd->grave_next - 1];
+	if (next->grave_next)
+		__builtin_prefetch(&pm->nodes[next->grave_next - 1]);
+	if (next->names)
+		__builtin_prefetch(&pm->names[next->names - 1]);
 }
 
 void pm_reap(struct fstap_pathmap *pm)
 {
-	while (pm->head < pm->ngraves &&
-	       pm->graves[pm->head].died_ns - 1 + FSTAP_PATHMAP_GRACE_NS <= pm->now_ns) {
-		const struct pm_grave *g;
-		uint32_t ni;
+	while (pm->grave_first &&
+	       pm->nodes[pm->grave_first - 1].died_ns - 1 + FSTAP_PATHMAP_GRACE_NS <= pm->now_ns) {
+		uint32_t ni = pm->grave_first - 1;
 
-		fetch_ahead(pm);
-		g = &pm->graves[pm->head++];
-		ni = pm_find_node(pm, g->obj);
-
-		if (ni != PM_NONE && pm->nodes[ni].died_ns == g->died_ns && dead(pm, ni))
+		fetch_ahead(pm, &pm->nodes[ni]);
+		unbury(pm, ni);
+		if (dead(pm, ni))
 			forget(pm, ni);
 	}
-	if (pm->head == pm->ngraves)
-		pm->head = pm->ngraves = 0;
 }

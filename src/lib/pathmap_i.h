@@ -3,7 +3,9 @@
  * object keeps the list of its names, (directory, name) pairs; the first
  * one is the one its path uses. Two open-addressing hash tables, one from
  * object id to its node and one from (directory, name) to the name, index
- * two arrays. The store of nodes and names is pathmap_table.c; open
+ * two arrays. The dead waiting for the grace period to pass are a queue
+ * linked through their nodes, so that a death costs no memory of its own.
+ * The store of nodes and names is pathmap_table.c; open
  * handles, deaths and forgetting are pathmap_forget.c; pathmap.c learns
  * from records and builds paths.
  *
@@ -31,24 +33,22 @@ struct pm_name {
 	};
 	uint32_t name_len;
 	uint32_t next;		/* the object's next name, or the next free one: index + 1 */
+	uint32_t hash;		/* of (parent, name), pm_entry_hash: its home in the entry table */
 	bool linked;		/* in the entry table; false: the last name, removed */
 };
 
 struct pm_node {
 	uint64_t obj;
+	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
 	uint32_t names;		/* its first name (index + 1); 0: none known */
 	uint32_t open;		/* handles open on it (open, create, opendir less releases) */
 	uint32_t kids;		/* names in it (an unlinked one kept as a path included) */
+	uint32_t grave_prev;	/* buried: the nodes queued before and after it (index + 1) */
+	uint32_t grave_next;
 	bool dir;		/* known to be a directory: it has one name */
 	bool renamed;		/* a record removed or moved one of its names */
 	uint8_t kind;		/* enum fstap_kind */
-	uint64_t died_ns;	/* when it was last found dead (+ 1), 0: never */
-};
-
-/* A dead object waiting for the grace period to pass. */
-struct pm_grave {
-	uint64_t obj;
-	uint64_t died_ns;	/* the node's died_ns when it was queued */
+	bool buried;		/* queued at its latest death, waiting for the grace period */
 };
 
 struct fstap_pathmap {
@@ -62,9 +62,16 @@ struct fstap_pathmap {
 	size_t nslots;		/* power of two, > 2 * max(nnodes, nnames) */
 	uint64_t *dying;	/* objects that may have died during a record */
 	size_t ndying, cap_dying;
-	struct pm_grave *graves;	/* dead objects in order of death: [head, ngraves) */
-	size_t head, ngraves, cap_graves;
+	uint32_t grave_first;	/* the buried nodes in order of death (index + 1; 0: none) */
+	uint32_t grave_last;
 	uint64_t now_ns;	/* the latest start of an operation record */
+	/*
+	 * The node made or looked up by pm_get_node last, a guess that
+	 * pm_find_node tries first: a record names the same object several
+	 * times (its kind, its handle, its name). Right when that node's obj
+	 * is the one looked for.
+	 */
+	uint32_t found;
 	void (*on_forget)(void *arg, uint64_t obj);
 	void *forget_arg;
 	bool oom;		/* a push to dying failed */
@@ -80,9 +87,11 @@ enum pm_place { PM_NAME_FIRST, PM_NAME_LAST };
 /* The node (index) of obj, or PM_NONE. */
 static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj)
 {
-	size_t mask = pm->nslots - 1, i = fstap_id_home(obj, mask);
+	size_t mask = pm->nslots - 1, i;
 
-	for (;; i = (i + 1) & mask) {
+	if (pm->found < pm->nnodes && pm->nodes[pm->found].obj == obj)
+		return pm->found;
+	for (i = fstap_id_home(obj, mask);; i = (i + 1) & mask) {
 		uint32_t v = pm->by_obj[i];
 
 		if (!v)
@@ -104,18 +113,38 @@ static inline bool pm_name_is(const struct pm_name *n, uint64_t parent, const ui
 	       (!len || !memcmp(pm_name_str(n), name, len));
 }
 
-/* The slot of the entry (parent, name), or -1. */
-static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
-				      const uint8_t *name, uint32_t len)
+/*
+ * The hash of the entry (parent, name), kept in its pm_name: the table's
+ * slots are found, moved and rehashed without hashing names again. 32 bits:
+ * a table of more than 2^32 slots hashes the names (pm_entry_home).
+ */
+static inline uint32_t pm_entry_hash(uint64_t parent, const uint8_t *name, uint32_t len)
 {
-	size_t mask = pm->nslots - 1, i = fstap_hash_bytes(parent, name, len) & mask;
+	return (uint32_t)fstap_hash_bytes(parent, name, len);
+}
+
+static inline size_t pm_entry_home(const struct fstap_pathmap *pm, const struct pm_name *n)
+{
+	size_t mask = pm->nslots - 1;
+
+	if (mask > UINT32_MAX)
+		return fstap_hash_bytes(n->parent, pm_name_str(n), n->name_len) & mask;
+	return n->hash & mask;
+}
+
+/* The slot of the entry (parent, name) of hash h (pm_entry_hash), or -1. */
+static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t parent,
+				      const uint8_t *name, uint32_t len, uint32_t h)
+{
+	size_t mask = pm->nslots - 1;
+	size_t i = mask > UINT32_MAX ? fstap_hash_bytes(parent, name, len) & mask : h & mask;
 
 	for (;; i = (i + 1) & mask) {
 		uint32_t v = pm->by_entry[i];
 
 		if (!v)
 			return -1;
-		if (pm_name_is(&pm->names[v - 1], parent, name, len))
+		if (pm->names[v - 1].hash == h && pm_name_is(&pm->names[v - 1], parent, name, len))
 			return (long)i;
 	}
 }
@@ -124,7 +153,8 @@ static inline long pm_find_entry_slot(const struct fstap_pathmap *pm, uint64_t p
 static inline uint32_t pm_find_entry(const struct fstap_pathmap *pm, uint64_t parent,
 				     struct fstap_bytes name)
 {
-	long s = pm_find_entry_slot(pm, parent, name.ptr, name.len);
+	long s = pm_find_entry_slot(pm, parent, name.ptr, name.len,
+				    pm_entry_hash(parent, name.ptr, name.len));
 
 	return s < 0 ? PM_NONE : pm->by_entry[s] - 1;
 }
@@ -139,7 +169,7 @@ void pm_free_name(struct pm_name *n);
 int pm_ensure_room(struct fstap_pathmap *pm);
 /* The node of obj, made if new (the tables have room: pm_ensure_room); PM_NONE on ENOMEM. */
 uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj);
-/* Takes node ni out of the object table and the array (its names gone already). */
+/* Takes node ni out of the object table and the array (its names gone already, not buried). */
 void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni);
 /* Whether node ni (PM_NONE: none) has a name in the namespace. */
 bool pm_has_linked_name(const struct fstap_pathmap *pm, uint32_t ni);
@@ -174,5 +204,7 @@ void pm_close_handle(struct fstap_pathmap *pm, uint64_t obj);
 int pm_bury(struct fstap_pathmap *pm);
 /* Forgets the objects dead for longer than the grace period (and still dead). */
 void pm_reap(struct fstap_pathmap *pm);
+/* A buried node moved to index to (pm_remove_node): its neighbours in the queue follow. */
+void pm_grave_moved(struct fstap_pathmap *pm, uint32_t to);
 
 #endif

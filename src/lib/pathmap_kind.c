@@ -41,13 +41,13 @@ static int give(const struct teach *t, uint64_t obj, enum fstap_kind k, bool for
 
 	if (!obj)
 		return 0;
-	if (k && obj != FSTAP_ROOT_OBJ) {
-		if (pm_ensure_room(pm) || (ni = pm_get_node(pm, obj)) == PM_NONE)
-			return -ENOMEM;
-		if (force || !pm->nodes[ni].kind)
-			pm->nodes[ni].kind = (uint8_t)k;
-	}
-	return t->fn ? t->fn(t->arg, obj, fstap_pathmap_kind(pm, obj)) : 0;
+	if (!k || obj == FSTAP_ROOT_OBJ)
+		return t->fn ? t->fn(t->arg, obj, fstap_pathmap_kind(pm, obj)) : 0;
+	if (pm_ensure_room(pm) || (ni = pm_get_node(pm, obj)) == PM_NONE)
+		return -ENOMEM;
+	if (force || !pm->nodes[ni].kind)
+		pm->nodes[ni].kind = (uint8_t)k;
+	return t->fn ? t->fn(t->arg, obj, (enum fstap_kind)pm->nodes[ni].kind) : 0;
 }
 
 /* The kind a successful request making rec->child gives it (0: none). */

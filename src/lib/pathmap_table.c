@@ -23,8 +23,7 @@ static void insert_obj_slot(struct fstap_pathmap *pm, uint32_t idx)
 static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
 	struct pm_name *n = &pm->names[idx];
-	size_t mask = pm->nslots - 1;
-	size_t i = fstap_hash_bytes(n->parent, pm_name_str(n), n->name_len) & mask;
+	size_t mask = pm->nslots - 1, i = pm_entry_home(pm, n);
 
 	while (pm->by_entry[i])
 		i = (i + 1) & mask;
@@ -35,21 +34,17 @@ static void insert_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 static void remove_entry_slot(struct fstap_pathmap *pm, uint32_t idx)
 {
 	struct pm_name *n = &pm->names[idx];
-	size_t mask, i, j;
-	long s;
+	size_t mask = pm->nslots - 1, i, j;
 
 	if (!n->linked)
 		return;
-	s = pm_find_entry_slot(pm, n->parent, (const uint8_t *)pm_name_str(n), n->name_len);
 	n->linked = false;
-	if (s < 0)
-		return;
+	for (i = pm_entry_home(pm, n); pm->by_entry[i] != idx + 1; i = (i + 1) & mask)
+		if (!pm->by_entry[i])
+			return;
 	/* backward shift, as by_obj: no tombstones, so deaths never grow the table */
-	mask = pm->nslots - 1;
-	i = (size_t)s;
 	for (j = (i + 1) & mask; pm->by_entry[j]; j = (j + 1) & mask) {
-		const struct pm_name *m = &pm->names[pm->by_entry[j] - 1];
-		size_t home = fstap_hash_bytes(m->parent, pm_name_str(m), m->name_len) & mask;
+		size_t home = pm_entry_home(pm, &pm->names[pm->by_entry[j] - 1]);
 
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			pm->by_entry[i] = pm->by_entry[j];
@@ -103,7 +98,7 @@ uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj)
 	uint32_t i = pm_find_node(pm, obj);
 
 	if (i != PM_NONE)
-		return i;
+		return pm->found = i;
 	if (pm->nnodes >= UINT32_MAX - 2)
 		return PM_NONE;
 	if (FSTAP_GROW(pm->nodes, pm->nnodes + 1, pm->cap_nodes))
@@ -112,7 +107,7 @@ uint32_t pm_get_node(struct fstap_pathmap *pm, uint64_t obj)
 	memset(&pm->nodes[i], 0, sizeof(pm->nodes[i]));
 	pm->nodes[i].obj = obj;
 	insert_obj_slot(pm, i);
-	return i;
+	return pm->found = i;
 }
 
 /* The slot of obj in by_obj (it is there). */
@@ -145,6 +140,8 @@ void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni)
 	if (ni != last) {
 		pm->nodes[ni] = pm->nodes[last];
 		pm->by_obj[obj_slot(pm, pm->nodes[ni].obj)] = ni + 1;
+		if (pm->nodes[ni].buried)
+			pm_grave_moved(pm, ni);
 	}
 }
 
@@ -290,24 +287,28 @@ void pm_free_name(struct pm_name *n)
 	n->inl[0] = '\0';
 }
 
-/* Moves the name of src (which is left empty) into dst (whose own is freed). */
+/* Moves the name of src (which is left empty) and its hash into dst (whose own is freed). */
 static void take_name(struct pm_name *dst, struct pm_name *src)
 {
 	pm_free_name(dst);
 	memcpy(dst->inl, src->inl, PM_INLINE);
 	dst->name_len = src->name_len;
+	dst->hash = src->hash;
 	src->name_len = 0;
 }
 
 int pm_add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 		struct fstap_bytes name, enum pm_place place, bool dir)
 {
-	struct pm_name copy = { .obj = obj, .parent = parent };
+	struct pm_name copy = { .obj = obj, .parent = parent,
+				.hash = pm_entry_hash(parent, name.ptr, name.len) };
 	uint32_t old, ni, idx;
+	long slot;
 
 	if (!obj || obj == FSTAP_ROOT_OBJ)
 		return 0;
-	old = pm_find_entry(pm, parent, name);
+	slot = pm_find_entry_slot(pm, parent, name.ptr, name.len, copy.hash);
+	old = slot < 0 ? PM_NONE : pm->by_entry[slot] - 1;
 	if (old != PM_NONE && pm->names[old].obj == obj) {
 		ni = pm_find_node(pm, obj);
 		if (place == PM_NAME_FIRST) {
@@ -337,7 +338,7 @@ int pm_add_name(struct fstap_pathmap *pm, uint64_t obj, uint64_t parent,
 
 int pm_move_name(struct fstap_pathmap *pm, uint32_t idx, uint64_t parent, struct fstap_bytes name)
 {
-	struct pm_name copy = { 0 };
+	struct pm_name copy = { .hash = pm_entry_hash(parent, name.ptr, name.len) };
 
 	if (pm_ensure_room(pm) || pm_set_name(&copy, name))
 		return -ENOMEM;

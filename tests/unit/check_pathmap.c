@@ -424,6 +424,33 @@ START_TEST(test_dead_objects_open_or_named_stay)
 }
 END_TEST
 
+START_TEST(test_dead_again_counts_from_the_latest_death)
+{
+	/* Three files die at 0; 2 is opened again and dies at half the grace period. */
+	at(0, FSTAP_OP_CREATE, 1, "a", 2);
+	at(0, FSTAP_OP_CREATE, 1, "b", 3);
+	at(0, FSTAP_OP_CREATE, 1, "c", 4);
+	at(0, FSTAP_OP_UNLINK, 1, "a", 0);
+	at(0, FSTAP_OP_UNLINK, 1, "b", 0);
+	at(0, FSTAP_OP_UNLINK, 1, "c", 0);
+	at(0, FSTAP_OP_RELEASE, 2, NULL, 0);
+	at(0, FSTAP_OP_RELEASE, 3, NULL, 0);
+	at(0, FSTAP_OP_RELEASE, 4, NULL, 0);
+	at(GRACE_MS / 2, FSTAP_OP_OPEN, 2, NULL, 0);
+	at(GRACE_MS / 2, FSTAP_OP_RELEASE, 2, NULL, 0);
+	/* the forgetting of 3 and 4 moves the nodes about; 2 keeps its place in the queue */
+	at(GRACE_MS, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 1);
+	ck_assert_str_eq(path(2), "/a");
+	ck_assert_str_eq(path(3), "<obj:3>");
+	at(GRACE_MS + GRACE_MS / 2 - 1, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_str_eq(path(2), "/a");
+	at(GRACE_MS + GRACE_MS / 2, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 0);
+	ck_assert_str_eq(path(2), "<obj:2>");
+}
+END_TEST
+
 static void apply_rec(struct fstap_rec r)
 {
 	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
@@ -571,6 +598,7 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(limits, test_pathmap_many_objects_and_loops);
 	tcase_add_test(limits, test_dead_objects_are_forgotten);
 	tcase_add_test(names, test_dead_objects_open_or_named_stay);
+	tcase_add_test(names, test_dead_again_counts_from_the_latest_death);
 	tcase_add_test(core, test_kinds);
 	tcase_add_test(core, test_below);
 	suite_add_tcase(s, core);
