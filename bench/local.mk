@@ -2,7 +2,6 @@
 # `make` (not installed); run with bench/run-trace-bench.sh (bench/README.md).
 noinst_PROGRAMS += trace-bench
 trace_bench_SOURCES = bench/trace-bench.c
-trace_bench_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 trace_bench_LDADD = $(FSTAP_LIBS)
 EXTRA_DIST += bench/README.md bench/run-trace-bench.sh docs/PERFORMANCE.md
 # bench/record-bench.sh: the recording overhead (docs/PERFORMANCE.md);
@@ -11,7 +10,7 @@ noinst_PROGRAMS += mdphase
 mdphase_SOURCES = bench/mdphase.c
 EXTRA_DIST += bench/record-bench.sh bench/record-bench-summary.py bench/record-ab.sh bench/record-many-files.sh \
 	bench/record-instr.sh bench/record-perreq.sh bench/lib-daemon.sh \
-	bench/record-fidelity.sh bench/record-fidelity-count.py
+	bench/record-fidelity.sh bench/record-fidelity-count.py bench/record-mdbench.py
 # bench/replay-fidelity.sh: system calls per class, application against
 # replay (docs/replay.md, "Fidelity: system calls per class")
 EXTRA_DIST += bench/replay-fidelity.sh bench/replay-fidelity-count.py

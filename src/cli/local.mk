@@ -6,5 +6,4 @@ fstap_SOURCES = \
 	src/cli/cmd-export.c \
 	src/cli/cmd-import.c \
 	src/cli/cmd-info.c
-fstap_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(FUSE_CFLAGS)
 fstap_LDADD = $(FSTAP_LIBS)

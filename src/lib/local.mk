@@ -50,5 +50,5 @@ libfstap_a_SOURCES = \
 	src/lib/state.c \
 	src/lib/stop.c \
 	src/lib/testhook.c
-libfstap_a_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(UNWIND_CFLAGS)
+libfstap_a_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS)
 FSTAP_LIBS = libfstap.a $(JANSSON_LIBS) $(UNWIND_LIBS)

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "fstap/trace.h"
-#include "fixtures.h"
-#include "replay_i.h"
+#include "tests/unit/fixtures.h"
+#include "replay/replay_i.h"
 
 static const struct {
 	struct fstap_rec l, n;

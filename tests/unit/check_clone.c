@@ -6,7 +6,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "replay_i.h"
+#include "replay/replay_i.h"
 
 /* A part with n getattrs of lat ns each, one ENOENT divergence, elapsed el. */
 static struct rp_result *part(unsigned n, uint64_t lat, uint64_t el)

@@ -14,8 +14,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fixtures.h"
-#include "replay_i.h"
+#include "tests/unit/fixtures.h"
+#include "replay/replay_i.h"
 
 START_TEST(test_exec_table_complete)
 {

@@ -13,7 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "fstap/fileattr.h"
 
 START_TEST(test_fileattr_commands)

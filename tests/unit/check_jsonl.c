@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "fstap/jsonl.h"
 #include "fstap/trace.h"
 

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include <sys/stat.h>
 
 #include "fstap/pathmap.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "fstap/trace.h"
 
 #define PID 7

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "fstap/trace.h"
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "tests/unit/require.h"
-#include "replay_i.h"
+#include "replay/replay_i.h"
 
 
 /* ---- the classification within a run: per thread, in start order ------- */

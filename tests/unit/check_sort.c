@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "fstap/sort.h"
 #include "fstap/trace.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run_i.h"
+#include "replay/run_i.h"
 
 static int owner(struct rp_share *s, uint32_t pid, uint32_t tid)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay_i.h"
+#include "replay/replay_i.h"
 
 START_TEST(test_stats_hist_buckets)
 {

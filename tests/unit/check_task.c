@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "fstap/trace.h"
-#include "fixtures.h"
-#include "replay_i.h"
+#include "tests/unit/fixtures.h"
+#include "replay/replay_i.h"
 
 /* The arena: blocks reused once empty, out-of-order releases, large allocations. */
 START_TEST(test_task_arena)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay_i.h"
+#include "replay/replay_i.h"
 
 struct fake {
 	uint64_t now;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "fstap/trace.h"
 #include "lib/codec_i.h"
 

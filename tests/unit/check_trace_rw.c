@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 #include "fstap/trace.h"
 
 static char *path, *copy;

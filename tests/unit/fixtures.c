@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixtures.h"
+#include "tests/unit/fixtures.h"
 
 static struct fstap_bytes text(char *buf, size_t cap, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
