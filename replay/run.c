@@ -153,6 +153,7 @@ static void forget_obj(void *arg, uint64_t obj)
 	struct run *r = arg;
 
 	rp_races_forget(&r->races, obj);
+	fstap_map_del(&r->regular, obj, NULL);
 }
 
 /*
