@@ -190,14 +190,20 @@ static void dispatcher_run(struct run *r, struct rp_worker *w, struct rp_task *t
 		reclaim(w);	/* what its thread executed */
 }
 
-/* An op recorded shorter than this overlaps another by too little to pay
- * for the hand-offs between threads that running beside it costs. */
-#define LANE_OVERLAP_NS 50000
+/*
+ * An op recorded shorter than LANE_SHORT_NS gains less by running beside
+ * another than the hand-offs between threads cost; behind one recorded
+ * shorter than LANE_BEHIND_NS it waits at most that long (a trace recorded
+ * through FUSE has a few ops of hundreds of microseconds among the others,
+ * the recorder's round trips in them, that a replay runs in one).
+ */
+#define LANE_SHORT_NS 50000
+#define LANE_BEHIND_NS 1000000
 
 /*
  * Whether the lane takes t, w's: t waits for the latest op the lane took
- * (w's previous one, or one its dependencies cover: known[]), or both are
- * short. The lane runs its ops one after the other, in dispatch order,
+ * (w's previous one, or one its dependencies cover: known[]), or t is
+ * short and that one not long. The lane runs its ops one after the other, in dispatch order,
  * whatever order the recording shows, and each after its worker's previous
  * op: from the first op whose call may wait for another thread's (a FIFO's
  * open), which goes to its worker's thread, it takes none, so that it never
@@ -213,7 +219,7 @@ static bool lane_takes(struct run *r, const struct rp_worker *w, const struct rp
 		return !v || r->lane_wseq + 1 == t->wseq;
 	if (v->idx < w->nknown && w->known[v->idx] >= r->lane_wseq)
 		return true;
-	return t->rec.dur_ns < LANE_OVERLAP_NS && r->lane_dur < LANE_OVERLAP_NS;
+	return t->rec.dur_ns < LANE_SHORT_NS && r->lane_dur < LANE_BEHIND_NS;
 }
 
 void rp_queue_put(struct rp_worker *w, struct rp_task *t)
@@ -365,11 +371,11 @@ static int worker_start(struct rp_worker *w)
  * wait for another worker's thread, wake it and sleep, costing two context
  * switches (more than the call) when the threads outnumber the CPUs, the
  * lane runs them one after the other. It takes an op that waits for the
- * latest op it took, or is short as that one is, until an op whose call may
- * wait for another thread's comes (lane_takes); the other ops, which may
- * run beside the lane's, go to their worker's thread (started when it
- * first needs one). Each op still waits for its worker's previous one,
- * wherever that ran, and for its dependencies.
+ * latest op it took, or is short behind one not long, until an op whose
+ * call may wait for another thread's comes (lane_takes); the other ops,
+ * which may run beside the lane's, go to their worker's thread (started
+ * when it first needs one). Each op still waits for its worker's previous
+ * one, wherever that ran, and for its dependencies.
  */
 bool rp_one_cpu(void)
 {
