@@ -155,17 +155,18 @@ static bool may_unblock(const struct rp_task *s, bool io)
 
 /*
  * Whether t's replay may wait for another thread's operation: only an
- * open, I/O or an ioctl may, and only on what is neither a regular file
- * nor a directory (a FIFO's open waits for its other end, its reads and
- * writes for the other end's I/O or close). Every other call returns
- * whatever the other threads do meanwhile.
+ * open (a create's of what it makes), I/O or an ioctl may, and only on
+ * what is neither a regular file nor a directory (a FIFO's open waits for
+ * its other end, its reads and writes for the other end's I/O or close).
+ * Every other call returns whatever the other threads do meanwhile.
  */
 bool rp_may_block(const struct run *r, const struct rp_task *t)
 {
-	uint64_t obj = t->rec.obj;
+	uint64_t obj = t->rec.op == FSTAP_OP_CREATE ? t->rec.child : t->rec.obj;
 
 	switch (t->rec.op) {
 	case FSTAP_OP_OPEN:
+	case FSTAP_OP_CREATE:
 	case FSTAP_OP_READ:
 	case FSTAP_OP_WRITE:
 	case FSTAP_OP_IOCTL:
