@@ -192,13 +192,15 @@ static void dispatcher_run(struct run *r, struct rp_worker *w, struct rp_task *t
 
 /*
  * An op recorded shorter than LANE_SHORT_NS gains less by running beside
- * another than the hand-offs between threads cost; behind one recorded
- * shorter than LANE_BEHIND_NS it waits at most that long (a trace recorded
- * through FUSE has a few ops of hundreds of microseconds among the others,
- * the recorder's round trips in them, that a replay runs in one).
+ * another than the hand-offs between threads cost; the lane takes it
+ * behind an op recorded as short, so that it waits at most about that
+ * long. Behind a longer one (a read of a cold file, a call that may take
+ * much longer on a slower target) it runs beside it, as recorded: the
+ * concurrency of the trace's threads is what a comparison of file systems
+ * measures.
  */
 #define LANE_SHORT_NS 50000
-#define LANE_BEHIND_NS 1000000
+#define LANE_BEHIND_NS LANE_SHORT_NS
 
 /*
  * Whether the lane takes t, w's: t waits for the latest op the lane took
