@@ -39,7 +39,7 @@
 #define Z_975 1.959963984540054
 #define EPS 1e-12
 
-static int cmp_double(const void *a, const void *b)
+static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -53,7 +53,7 @@ static double *sorted_copy(const double *v, unsigned n)
 	if (!s)
 		return NULL;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), by_value);
 	return s;
 }
 
@@ -159,9 +159,9 @@ struct pooled {
 	int from_x;
 };
 
-static int cmp_pooled(const void *a, const void *b)
+static int by_pooled_value(const void *a, const void *b)
 {
-	return cmp_double(&((const struct pooled *)a)->v, &((const struct pooled *)b)->v);
+	return by_value(&((const struct pooled *)a)->v, &((const struct pooled *)b)->v);
 }
 
 /*
@@ -184,7 +184,7 @@ static int pooled_ranks(const double *x, unsigned nx, const double *y, unsigned 
 		p[i] = (struct pooled){ x[i], 1 };
 	for (i = 0; i < ny; i++)
 		p[nx + i] = (struct pooled){ y[i], 0 };
-	qsort(p, n, sizeof(*p), cmp_pooled);
+	qsort(p, n, sizeof(*p), by_pooled_value);
 	*wx2 = 0;
 	*ties = 0;
 	for (i = 0; i < n; i = j) {
@@ -325,7 +325,7 @@ int cmp_hl_ratio(const double *x, unsigned nx, const double *y, unsigned ny, dou
 	for (i = 0; i < nx; i++)
 		for (j = 0; j < ny; j++)
 			d[i * ny + j] = log(y[j]) - log(x[i]);
-	qsort(d, m, sizeof(*d), cmp_double);
+	qsort(d, m, sizeof(*d), by_value);
 	ret = hl_critical(nx, ny, &c, &coverage);
 	if (ret) {
 		free(d);
