@@ -1,8 +1,7 @@
 /*
  * learn.c: what the dispatcher learns from the records about the trace's
- * objects, beyond their paths and kinds (fstap_pathmap): which objects are
- * regular files (no call on them waits for another thread), which renames
- * move directories, which handle of an object is open, the names the root's
+ * objects, beyond their paths and kinds (fstap_pathmap): which renames move
+ * directories, which handle of an object is open, the names the root's
  * listing will hold, the syncs the kernel made after synchronous writes,
  * and the process names for the divergence log.
  *
@@ -13,12 +12,10 @@
  * (write a temporary, rename it over), leaves every directory path naming
  * what it named.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fstap/name.h"
 #include "fstap/pathmap.h"
@@ -28,38 +25,6 @@
 bool rp_is_device(const struct run *r, uint64_t obj)
 {
 	return obj && fstap_pathmap_kind(r->pm, obj) == FSTAP_KIND_DEVICE;
-}
-
-bool rp_is_plain(const struct run *r, uint64_t obj)
-{
-	return obj && (fstap_map_get(&r->regular, obj) ||
-		       fstap_pathmap_kind(r->pm, obj) == FSTAP_KIND_DIR);
-}
-
-int rp_learn_regular(struct run *r, const struct fstap_rec *c)
-{
-	uint32_t i;
-	int ret;
-
-	switch (c->op) {
-	case FSTAP_OP_STATE_INODE:
-		return S_ISREG((mode_t)c->mode) ? fstap_map_put(&r->regular, c->obj, 1) : 0;
-	case FSTAP_OP_CREATE:
-		return c->result >= 0 && c->child ? fstap_map_put(&r->regular, c->child, 1) : 0;
-	case FSTAP_OP_MKNOD:
-		return c->result >= 0 && c->child && S_ISREG((mode_t)c->mode) ?
-		       fstap_map_put(&r->regular, c->child, 1) : 0;
-	case FSTAP_OP_READDIR:
-		if (c->result < 0)
-			return 0;
-		for (i = 0; i < c->nentries; i++)
-			if (c->entries[i].obj && c->entries[i].type == DT_REG &&
-			    (ret = fstap_map_put(&r->regular, c->entries[i].obj, 1)))
-				return ret;
-		return 0;
-	default:
-		return 0;
-	}
 }
 
 static bool maybe_dir(const struct run *r, uint64_t obj)

@@ -284,7 +284,6 @@ struct rp_task {
 	struct rp_task *next;		/* queue link */
 	struct rp_task *dnext;		/* the dispatcher's list of what a worker holds */
 	uint64_t wseq;			/* its number in its worker's order */
-	struct rp_worker *w;		/* that worker (the lane runs other workers' ops) */
 	struct rp_task *tprev, *tnext;	/* its thread's records in the stage, by time */
 	struct tstate *ts;		/* its thread (run_i.h), once staged */
 	/* in the reorder window: key rec.start_ns (here, a list walk reads one

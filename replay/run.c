@@ -61,8 +61,7 @@ static int on_read(void *arg, const struct fstap_rec *rec)
 
 	if (!(++r->res->records & 4095))
 		progress(r, false);
-	if ((ret = fstap_pathmap_learn_kind(r->pm, rec, NULL, NULL)) ||
-	    (ret = rp_learn_regular(r, rec)))
+	if ((ret = fstap_pathmap_learn_kind(r->pm, rec, NULL, NULL)))
 		return ret;
 	if (!fstap_op_is_meta(rec->op)) {
 		r->res->op_records++;
@@ -138,7 +137,6 @@ static void run_release(struct run *r)
 	rp_borrowed_release(r);
 	fstap_map_release(&r->sync_fh);
 	fstap_map_release(&r->open_fh);
-	fstap_map_release(&r->regular);
 	fstap_map_release(&r->comm_of);
 	for (i = 0; i < r->ncomms; i++)
 		free(r->comms[i]);
@@ -153,7 +151,6 @@ static void forget_obj(void *arg, uint64_t obj)
 	struct run *r = arg;
 
 	rp_races_forget(&r->races, obj);
-	fstap_map_del(&r->regular, obj, NULL);
 }
 
 /*
@@ -179,7 +176,6 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	fstap_map_init(&r->fh_local);
 	fstap_map_init(&r->sync_fh);
 	fstap_map_init(&r->open_fh);
-	fstap_map_init(&r->regular);
 	fstap_map_init(&r->comm_of);
 	r->attr_stale = meta->attrs_stale;
 	r->sync_unflagged = !meta->syncs_flagged;
@@ -276,7 +272,6 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		ret = feed(&r, rd, window);
 	for (i = 0; i < r.nw; i++)
 		rp_worker_close(r.w[i]);
-	rp_lane_end(&r);
 	for (i = 0; i < r.nw; i++)
 		if (r.w[i]->started)
 			pthread_join(r.w[i]->th, NULL);

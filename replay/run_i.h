@@ -40,8 +40,7 @@ struct rp_worker {
 	/* written by the worker once per op: a cache line of their own, which
 	 * the dispatcher's writes to the fields around do not take away */
 	_Alignas(64) _Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
-	atomic_uint waiters;	/* threads waiting on cv_done ... */
-	_Atomic uint64_t wake_at;	/* ... for done to reach this (the lowest; worker.c) */
+	atomic_uint waiters;	/* threads waiting on cv_done */
 
 	/* dispatcher only */
 	_Alignas(64) uint64_t wseq;	/* ops dispatched to it */
@@ -116,7 +115,6 @@ struct run {
 	struct fstap_map fh_local;	/* --split: fh + 1 -> worker idx + 1 holding this rank's copy */
 	struct fstap_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */
 	struct fstap_map open_fh;	/* obj -> fh + 1 of its latest handle still open */
-	struct fstap_map regular;	/* obj -> 1: a regular file (rp_is_plain) */
 	bool attr_stale;	/* the recording did not cache attributes */
 	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
 	bool native;		/* --pace=native with the trace's round trips */
@@ -140,13 +138,6 @@ struct run {
 	struct rp_exec *x;	/* its execution context then, or NULL */
 	struct rp_stats xstats;	/* what it ran, merged into res at the end */
 	int cwd_fd;		/* the working directory to go back to after that, or -1 */
-	/* two CPUs or more, as fast as possible: one thread, the lane, runs
-	 * the ops that wait for the one handed to it before (worker.c) */
-	struct rp_worker *lane;	/* or NULL */
-	struct rp_worker *lane_w;	/* the worker of the latest op handed to it ... */
-	uint64_t lane_wseq;	/* ... its number there, and its recorded duration */
-	uint64_t lane_dur;
-	bool lane_shut;		/* it takes no more ops (an op that may block came) */
 	char p1[PATHBUF], p2[PATHBUF];
 };
 
@@ -196,9 +187,7 @@ static inline struct tstate *rp_tstate_get(struct run *r, uint32_t tid, bool cre
 int rp_stage(struct run *r, struct rp_task *t);
 /* Dispatches what the stage releases (all: everything). */
 int rp_unstage(struct run *r, bool all);
-/* Whether t's call may wait for another thread's (a FIFO's open or I/O). */
-bool rp_may_block(const struct run *r, const struct rp_task *t);
-/* Whether t, just unstaged, waited for no later op of another thread when recorded. */
+/* Whether no record of another thread started within t, just unstaged. */
 bool rp_stage_alone(const struct run *r, const struct rp_task *t);
 
 /* ---- dispatch.c ----------------------------------------------------------- */
@@ -231,10 +220,6 @@ int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me);
 /* ---- learn.c -------------------------------------------------------------- */
 
 bool rp_is_device(const struct run *r, uint64_t obj);
-/* Whether obj is known to be a regular file or a directory. */
-bool rp_is_plain(const struct run *r, uint64_t obj);
-/* Learns from c, read ahead of the window, which objects are regular files. 0 or -ENOMEM. */
-int rp_learn_regular(struct run *r, const struct fstap_rec *c);
 /* Whether c may change what directory paths name (a new generation). */
 bool rp_changes_dirs(const struct run *r, const struct fstap_rec *c);
 void rp_note_root_names(struct run *r, const struct fstap_rec *c);
@@ -255,8 +240,6 @@ void rp_worker_close(struct rp_worker *w);
 bool rp_one_cpu(void);
 /* Ends the dispatcher's own execution of a worker's ops, if it ran them. */
 void rp_dispatcher_exec_end(struct run *r);
-/* Closes the lane's queue and waits until it has executed what it holds. */
-void rp_lane_end(struct run *r);
 /* Frees an ended worker. */
 void rp_worker_free(struct rp_worker *w);
 /* Hands t to w (waits while w's queue is full). */

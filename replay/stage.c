@@ -154,39 +154,12 @@ static bool may_unblock(const struct rp_task *s, bool io)
 }
 
 /*
- * Whether t's replay may wait for another thread's operation: only an
- * open (a create's of what it makes), I/O or an ioctl may, and only on
- * what is neither a regular file nor a directory (a FIFO's open waits for
- * its other end, its reads and writes for the other end's I/O or close).
- * Every other call returns whatever the other threads do meanwhile.
- */
-bool rp_may_block(const struct run *r, const struct rp_task *t)
-{
-	uint64_t obj = t->rec.op == FSTAP_OP_CREATE ? t->rec.child : t->rec.obj;
-
-	switch (t->rec.op) {
-	case FSTAP_OP_OPEN:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_READ:
-	case FSTAP_OP_WRITE:
-	case FSTAP_OP_IOCTL:
-	case FSTAP_OP_COPY_FILE_RANGE:
-		break;
-	default:
-		return false;
-	}
-	if (t->rec.op == FSTAP_OP_COPY_FILE_RANGE && !rp_is_plain(r, t->rec.obj2))
-		return true;
-	return !rp_is_plain(r, obj);
-}
-
-/*
  * Whether t, just unstaged (the records after it are those still staged),
- * waited for no later operation of another thread when recorded: it cannot
- * block (rp_may_block), or no record of another thread that may unblock it
- * started within it. A close waits for nothing. Every record that started
- * before t ended has been staged by now if t is shorter than the lookahead
- * (race_settled, or it waited it out).
+ * waited for no later operation of another thread when recorded: no
+ * record of another thread that may unblock it started within it. A close
+ * waits for nothing. Every record that started before t ended has been
+ * staged by now if t is shorter than the lookahead (race_settled, or it
+ * waited it out).
  */
 bool rp_stage_alone(const struct run *r, const struct rp_task *t)
 {
@@ -194,7 +167,7 @@ bool rp_stage_alone(const struct run *r, const struct rp_task *t)
 	bool io = t->rec.op == FSTAP_OP_READ || t->rec.op == FSTAP_OP_WRITE;
 	const struct rp_task *s;
 
-	if (is_release(t->rec.op) || !rp_may_block(r, t))
+	if (is_release(t->rec.op))
 		return true;
 	if (t->rec.dur_ns >= r->lookahead)
 		return false;

@@ -2,10 +2,7 @@
  * worker.c: the worker pool and the hand-off of tasks to it. Each worker
  * takes its queue as a list, waits for each task's dependencies (other
  * workers' progress), paces, executes (exec.c) and counts; the dispatcher
- * frees what the workers have done. As fast as possible, the dispatcher
- * runs the ops itself on one CPU, and on more a thread of its own, the
- * lane, runs those that would wait for the op handed out before them
- * (see rp_one_cpu).
+ * frees what the workers have done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,25 +43,14 @@ static bool spin_until(_Atomic uint64_t *v, uint64_t n)
 	return true;
 }
 
-/*
- * A sleeping waiter says the count it waits for in wake_at (the lowest of
- * them, under mu), and is woken once done reaches it, not at every op of
- * w's before (each wake-up would cost it a switch and w's thread the lock).
- * Whoever wakes them clears it; those still waiting say theirs again.
- */
 static void wait_done(struct rp_worker *w, uint64_t n)
 {
 	if (spin_until(&w->done, n))
 		return;
 	pthread_mutex_lock(&w->mu);
 	atomic_fetch_add(&w->waiters, 1);
-	for (;;) {
-		if (atomic_load(&w->wake_at) > n)
-			atomic_store(&w->wake_at, n);
-		if (atomic_load(&w->done) >= n)
-			break;
+	while (atomic_load(&w->done) < n)
 		pthread_cond_wait(&w->cv_done, &w->mu);
-	}
 	atomic_fetch_sub(&w->waiters, 1);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -91,11 +77,9 @@ static void told_done(const struct run *r, struct rp_worker *w)
 
 static void mark_done(struct rp_worker *w)
 {
-	uint64_t done = atomic_fetch_add(&w->done, 1) + 1;
-
-	if (atomic_load(&w->waiters) && done >= atomic_load(&w->wake_at)) {
+	atomic_fetch_add(&w->done, 1);
+	if (atomic_load(&w->waiters)) {
 		pthread_mutex_lock(&w->mu);
-		atomic_store(&w->wake_at, UINT64_MAX);
 		pthread_cond_broadcast(&w->cv_done);
 		pthread_mutex_unlock(&w->mu);
 	}
@@ -107,10 +91,7 @@ static struct rp_task *queue_take(struct rp_worker *w)
 	struct rp_task *list;
 	uint64_t until = 0;
 
-	/* beside the lane, a worker's thread gets an op now and then: it
-	 * sleeps at once, its spinning would take the CPU of those that run */
-	while ((!w->run->lane || w == w->run->lane) &&
-	       !atomic_load_explicit(&w->queued, memory_order_acquire)) {
+	while (!atomic_load_explicit(&w->queued, memory_order_acquire)) {
 		uint64_t t = fstap_now_ns();
 
 		if (!until)
@@ -190,81 +171,39 @@ static void dispatcher_run(struct run *r, struct rp_worker *w, struct rp_task *t
 		reclaim(w);	/* what its thread executed */
 }
 
-/*
- * An op recorded shorter than LANE_SHORT_NS gains less by running beside
- * another than the hand-offs between threads cost; the lane takes it
- * behind an op recorded as short, so that it waits at most about that
- * long. Behind a longer one (a read of a cold file, a call that may take
- * much longer on a slower target) it runs beside it, as recorded: the
- * concurrency of the trace's threads is what a comparison of file systems
- * measures.
- */
-#define LANE_SHORT_NS 50000
-#define LANE_BEHIND_NS LANE_SHORT_NS
-
-/*
- * Whether the lane takes t, w's: t waits for the latest op the lane took
- * (w's previous one, or one its dependencies cover: known[]), or t is
- * short and that one not long. The lane runs its ops one after the other, in dispatch order,
- * whatever order the recording shows, and each after its worker's previous
- * op: from the first op whose call may wait for another thread's (a FIFO's
- * open), which goes to its worker's thread, it takes none, so that it never
- * waits for such an op, nor holds one that another thread's waits for.
- */
-static bool lane_takes(struct run *r, const struct rp_worker *w, const struct rp_task *t)
-{
-	const struct rp_worker *v = r->lane_w;
-
-	if (r->lane_shut || (r->lane_shut = rp_may_block(r, t)))
-		return false;
-	if (!v || v == w)
-		return !v || r->lane_wseq + 1 == t->wseq;
-	if (v->idx < w->nknown && w->known[v->idx] >= r->lane_wseq)
-		return true;
-	return t->rec.dur_ns < LANE_SHORT_NS && r->lane_dur < LANE_BEHIND_NS;
-}
-
 void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 {
 	struct run *r = w->run;
-	struct rp_worker *q = w;	/* whose thread runs it */
 
 	if (w->remote) {
 		rp_task_free(t);	/* another rank runs it */
 		return;
 	}
-	t->w = w;
-	t->wseq = w->wseq;
 	if (r->x && (rp_stage_alone(r, t) || (!w->started && worker_start(w)))) {
 		dispatcher_run(r, w, t);	/* (or w cannot have its thread) */
 		return;
 	}
-	if (r->lane && (lane_takes(r, w, t) || (!w->started && worker_start(w)))) {
-		q = r->lane;	/* (or w cannot have its thread) */
-		r->lane_w = w;
-		r->lane_wseq = t->wseq;
-		r->lane_dur = t->rec.dur_ns;
-	}
 	t->next = NULL;
 	t->dnext = NULL;
+	t->wseq = w->wseq;
 	if (w->inflight_tail)
 		w->inflight_tail->dnext = t;
 	else
 		w->inflight = t;
 	w->inflight_tail = t;
-	pthread_mutex_lock(&q->mu);
-	while (q->qlen >= r->qdepth)
-		pthread_cond_wait(&q->cv_put, &q->mu);
-	if (q->tail)
-		q->tail->next = t;
+	pthread_mutex_lock(&w->mu);
+	while (w->qlen >= w->run->qdepth)
+		pthread_cond_wait(&w->cv_put, &w->mu);
+	if (w->tail)
+		w->tail->next = t;
 	else
-		q->head = t;
-	q->tail = t;
-	q->qlen++;
-	atomic_store_explicit(&q->queued, true, memory_order_release);
-	if (q->sleeping)
-		pthread_cond_signal(&q->cv_get);
-	pthread_mutex_unlock(&q->mu);
+		w->head = t;
+	w->tail = t;
+	w->qlen++;
+	atomic_store_explicit(&w->queued, true, memory_order_release);
+	if (w->sleeping)
+		pthread_cond_signal(&w->cv_get);
+	pthread_mutex_unlock(&w->mu);
 	if (!(w->wseq % RECLAIM_EVERY))
 		reclaim(w);
 }
@@ -306,17 +245,13 @@ static void *worker_main(void *arg)
 	while ((list = queue_take(w))) {
 		rp_prefetch_task(list);
 		while ((t = list)) {
-			struct rp_worker *owner = t->w;	/* w, or the lane runs it */
-
 			list = t->next;
 			prefetch_queued(list);
-			if (r->lane)	/* its worker's previous op may be the lane's or its own */
-				wait_done(owner, t->wseq - 1);
 			for (i = 0; i < t->ndeps && !gave_up; i++)
 				gave_up = !wait_dep(r, &t->deps[i]);
 			if (gave_up) {
-				mark_done(owner);	/* what is left is not executed */
-				told_done(r, owner);
+				mark_done(w);	/* what is left is not executed */
+				told_done(r, w);
 				continue;
 			}
 			if (pace.pct) {
@@ -331,8 +266,8 @@ static void *worker_main(void *arg)
 				rp_exec_run(x, t);
 			if (pace.pct)
 				prev_done = fstap_now_ns();
-			mark_done(owner);	/* t may be freed from here on */
-			told_done(r, owner);
+			mark_done(w);	/* t may be freed from here on */
+			told_done(r, w);
 		}
 	}
 	rp_exec_free(x);
@@ -365,19 +300,6 @@ static int worker_start(struct rp_worker *w)
  * worker's next op that the dispatcher runs, it waits for that thread. The
  * dispatcher's execution context changes its thread's working directory
  * (the l*xattr calls): it goes back at the end (rp_dispatcher_exec_end).
- *
- * With two CPUs or more, as fast as possible, the ops of threads that wait
- * for each other (every op for the one before it, the common case of a
- * trace recorded through FUSE, whose round trips serialize the threads)
- * run on one thread, the lane, beside the dispatcher: where each would
- * wait for another worker's thread, wake it and sleep, costing two context
- * switches (more than the call) when the threads outnumber the CPUs, the
- * lane runs them one after the other. It takes an op that waits for the
- * latest op it took, or is short behind one not long, until an op whose
- * call may wait for another thread's comes (lane_takes); the other ops,
- * which may run beside the lane's, go to their worker's thread (started
- * when it first needs one). Each op still waits for its worker's previous
- * one, wherever that ran, and for its dependencies.
  */
 bool rp_one_cpu(void)
 {
@@ -411,63 +333,23 @@ void rp_dispatcher_exec_end(struct run *r)
 	}
 }
 
-/* A worker of r, without a thread yet, or NULL. */
-static struct rp_worker *worker_alloc(struct run *r)
-{
-	struct rp_worker *w;
-
-	w = aligned_alloc(_Alignof(struct rp_worker), sizeof(*w));	/* its lines: see done */
-	if (!w)
-		return NULL;
-	memset(w, 0, sizeof(*w));
-	w->run = r;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv_get, NULL);
-	pthread_cond_init(&w->cv_put, NULL);
-	pthread_cond_init(&w->cv_done, NULL);
-	rp_stats_init(&w->stats);
-	atomic_init(&w->wake_at, UINT64_MAX);
-	return w;
-}
-
-/* Starts the lane (its thread); 0 or -errno. */
-static int lane_begin(struct run *r)
-{
-	struct rp_worker *l = worker_alloc(r);
-
-	if (!l)
-		return -ENOMEM;
-	if (worker_start(l)) {
-		rp_worker_free(l);
-		return -EAGAIN;
-	}
-	r->lane = l;
-	return 0;
-}
-
-void rp_lane_end(struct run *r)
-{
-	if (!r->lane)
-		return;
-	rp_worker_close(r->lane);
-	pthread_join(r->lane->th, NULL);
-	if (r->lane->err)
-		r->w[0]->err = r->lane->err;	/* its context: reported as a worker's */
-	rp_stats_merge(&r->res->stats, &r->lane->stats);
-	rp_worker_free(r->lane);	/* its tasks are in their workers' lists */
-	r->lane = NULL;
-}
-
 struct rp_worker *rp_worker_new(struct run *r, bool remote)
 {
 	struct rp_worker *w;
 
 	if (FSTAP_GROW(r->w, r->nw + 1, r->capw))
 		return NULL;
-	w = worker_alloc(r);
+	w = aligned_alloc(_Alignof(struct rp_worker), sizeof(*w));	/* its lines: see done */
 	if (!w)
 		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->run = r;
 	w->idx = (unsigned)r->nw;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_get, NULL);
+	pthread_cond_init(&w->cv_put, NULL);
+	pthread_cond_init(&w->cv_done, NULL);
+	rp_stats_init(&w->stats);
 	w->remote = remote;
 	if (remote) {
 		/* a stand-in: no thread */
@@ -481,10 +363,8 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	} else if (!r->nw && !r->o->pace_pct && rp_one_cpu() &&
 		   !(w->err = dispatcher_exec_begin(r))) {
 		/* the dispatcher runs its ops (rp_queue_put) */
-	} else if (r->x || r->lane) {
+	} else if (r->x) {
 		/* a thread when it needs one (rp_queue_put) */
-	} else if (!r->nw && !r->o->pace_pct && !lane_begin(r)) {
-		/* the lane runs its ops, a thread of its own the others */
 	} else if (worker_start(w)) {
 		free(w);
 		return NULL;

@@ -4,8 +4,7 @@
 # sees no clone), and the closes that come from no thread (tid 0: the
 # RELEASE the kernel sends after the application's last close) do not count
 # as a second thread's. The results and the final tree are those of the
-# replay on two CPUs, where the operations go to a thread of their own (the
-# lane's, beside the dispatcher). So
+# replay on two CPUs, where the operations go to a thread of their own. So
 # are those of two threads whose operations do not overlap in time. Where
 # two threads' operations overlap (a FIFO's reader waits in its open for
 # the writer), the one that waited gets its thread on one CPU too, and the
@@ -120,14 +119,5 @@ expect_exit 0 timeout 60 taskset -c 0 "$FSTAP" replay --pace=afap --json="$T/f.j
 	"$T/fifo.trace" "$T/f"
 [ "$(json_get "$T/f.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
 	fail "the FIFO on one CPU: $(json_get "$T/f.json" 'j["runs"][0]["divergence"]')"
-# On two CPUs the lane (one thread for the ops that wait for each other)
-# runs the writer's open, the reader's waits on a thread of its own.
-if [ "$(nproc)" -ge 2 ]; then
-	rm -rf "$T/f" && mkdir "$T/f" && mkfifo -m 644 "$T/f/fifo"
-	expect_exit 0 timeout 60 "$FSTAP" replay --pace=afap --json="$T/f2.json" \
-		"$T/fifo.trace" "$T/f"
-	[ "$(json_get "$T/f2.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
-		fail "the FIFO on two CPUs: $(json_get "$T/f2.json" 'j["runs"][0]["divergence"]')"
-fi
 
 finish
