@@ -30,6 +30,11 @@ int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 	dst->order = src->order;
 	dst->pace_pct = src->pace_pct;
 	dst->records += src->records;
+	dst->planned += src->planned;
+	dst->plan_peak += src->plan_peak;
+	if (src->plan_ns > dst->plan_ns)
+		dst->plan_ns = src->plan_ns;
+	dst->planned_all = src->planned_all && (dst->planned_all || !dst->planned);
 	dst->op_records += src->op_records;
 	dst->replayed += src->replayed;
 	dst->kernel_skipped += src->kernel_skipped;
@@ -78,11 +83,20 @@ int rp_result_of_parts(const char *kind, struct rp_result **parts, unsigned n,
 	return 0;
 }
 
-/* The common start: every clone's thread waits until all are started. */
+/*
+ * The common start. Every clone's thread waits until all are started (the
+ * gate), then plans its run; the runs start together once every clone has
+ * planned (the barrier, rp_options.at_start), the caller's own at_start
+ * called once by the last to arrive. A clone that fails before it arrives
+ * counts as arrived and failed: the others do not start.
+ */
 struct gate {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int state;		/* 0 wait, 1 go, -1 give up */
+	unsigned n, arrived;	/* clones, and those at the barrier (or failed) */
+	int ret;		/* 0, or -ECANCELED: a clone failed or at_start did */
+	const struct rp_options *o;	/* the caller's (its at_start) */
 };
 
 struct clone {
@@ -91,6 +105,8 @@ struct clone {
 	struct gate *gate;
 	pthread_t th;
 	struct rp_result *res;
+	bool arrived;
+	uint64_t started_ns;	/* CLOCK_REALTIME when the runs started */
 	int ret;
 };
 
@@ -114,6 +130,37 @@ static void gate_open(struct gate *g, int state)
 	pthread_mutex_unlock(&g->mu);
 }
 
+/* c arrives at the barrier (failed: its run ended before it could). */
+static void barrier_arrive(struct clone *c, bool failed)
+{
+	struct gate *g = c->gate;
+
+	c->arrived = true;
+	if (failed)
+		g->ret = -ECANCELED;
+	if (++g->arrived < g->n)
+		return;
+	if (!g->ret && g->o->at_start && g->o->at_start(g->o->at_start_arg))
+		g->ret = -ECANCELED;
+	pthread_cond_broadcast(&g->cv);
+}
+
+static int clone_at_start(void *arg)
+{
+	struct clone *c = arg;
+	struct gate *g = c->gate;
+	int ret;
+
+	pthread_mutex_lock(&g->mu);
+	barrier_arrive(c, false);
+	while (g->arrived < g->n)
+		pthread_cond_wait(&g->cv, &g->mu);
+	ret = g->ret;
+	pthread_mutex_unlock(&g->mu);
+	c->started_ns = fstap_realtime_ns();
+	return ret;
+}
+
 static void *clone_main(void *arg)
 {
 	struct clone *c = arg;
@@ -121,19 +168,23 @@ static void *clone_main(void *arg)
 	if (unshare(CLONE_FS)) {
 		c->ret = fstap_error(-errno, "cannot replay clone '%s': unshare: %s", c->dir,
 				     strerror(errno));
-		return NULL;
+	} else if (gate_wait(c->gate) > 0) {
+		c->ret = rp_run(&c->o, &c->res);
+		if (!c->ret)
+			c->res->started_ns = c->started_ns;
+	} else {
+		c->ret = -ECANCELED;
 	}
-	if (gate_wait(c->gate) < 0)
-		return NULL;
-	c->ret = rp_run(&c->o, &c->res);
-	if (!c->ret)
-		c->res->started_ns = fstap_realtime_ns() - c->res->elapsed_ns;
+	pthread_mutex_lock(&c->gate->mu);
+	if (!c->arrived)
+		barrier_arrive(c, true);
+	pthread_mutex_unlock(&c->gate->mu);
 	return NULL;
 }
 
 int rp_run_clones(const struct rp_options *o, unsigned n, struct rp_result **out)
 {
-	struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, n, 0, 0, o };
 	struct rp_result **parts;
 	struct clone *c;
 	unsigned i, started;
@@ -154,6 +205,8 @@ int rp_run_clones(const struct rp_options *o, unsigned n, struct rp_result **out
 		c[i].o.progress = false;
 		snprintf(c[i].dir, sizeof(c[i].dir), RP_CLONE_DIR_FMT, o->dir, i);
 		c[i].o.dir = c[i].dir;
+		c[i].o.at_start = clone_at_start;
+		c[i].o.at_start_arg = &c[i];
 		c[i].gate = &gate;
 	}
 	for (started = 0; started < n; started++)

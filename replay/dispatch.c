@@ -164,8 +164,7 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 	w->wseq++;
 	if (r->o->order == RP_ORDER_THREAD && (ret = rp_ends_push(&w->ends, w->wseq, end)))
 		return ret;
-	rp_queue_put(w, t);
-	return 0;
+	return rp_queue_put(w, t);
 }
 
 int rp_dispatch(struct run *r, struct rp_task *t)
@@ -185,8 +184,10 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		 * first operation's recorded start, not from the recorder's.
 		 */
 		r->started = true;
-		r->t0 = fstap_now_ns();
 		r->origin = t->rec.start_ns;
+		/* with a plan, the run starts when it is full or the trace read */
+		if (!r->plan && (ret = rp_run_go(r)))
+			return ret;
 	}
 	if ((ret = counted_in(r, t, &cnt)))
 		return ret;

@@ -22,6 +22,7 @@ libreplay_a_SOURCES = \
 	replay/timing.c \
 	replay/races.c \
 	replay/task.c \
+	replay/plan.c \
 	replay/exec_i.h \
 	replay/shared.c \
 	replay/dircache.c \

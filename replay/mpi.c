@@ -283,7 +283,8 @@ static int reduce_at_root(struct rp_result *mine, const int64_t *st, const char 
  * Gathers every rank's status and result at rank 0. ret is this rank's
  * replay's status, res its result (NULL if it failed; taken). Rank 0 gets
  * the reduced result; the first failed rank is named by rank 0 and makes
- * every rank fail.
+ * every rank fail (one cancelled by another's failure is named only if no
+ * other failed).
  */
 static int gather(int ret, struct rp_result *res, struct rp_result **out)
 {
@@ -307,7 +308,10 @@ static int gather(int ret, struct rp_result *res, struct rp_result **out)
 		if (!counts || !displs)
 			fstap_die("out of memory");
 		for (k = 0; k < nranks; k++) {
-			if (st[2 * k] && failed < 0)
+			/* a rank that did not start because another failed (-ECANCELED)
+			 * is not the one named, unless no other failed */
+			if (st[2 * k] && (failed < 0 || (st[2 * failed] == -ECANCELED &&
+							 st[2 * k] != -ECANCELED)))
 				failed = k;
 			counts[k] = (int)st[2 * k + 1];
 			displs[k] = (int)total;
@@ -322,7 +326,7 @@ static int gather(int ret, struct rp_result *res, struct rp_result **out)
 	free(p.buf);
 	if (!rc && (rc = MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD)))
 		ret = mpi_error(rc, "gathering the results");
-	if (!ret && failed >= 0) {
+	if ((!ret || ret == -ECANCELED) && failed >= 0) {	/* (cancelled: not said) */
 		ret = -ECANCELED;
 		if (my_rank == 0)
 			fstap_error(ret, "--mpi: the replay failed on rank %d of %d", failed, nranks);
@@ -342,23 +346,55 @@ static int gather(int ret, struct rp_result *res, struct rp_result **out)
 	return ret;
 }
 
+/*
+ * --split=clone: the common start. Each rank plans its run, then all start
+ * together (rp_options.at_start): an all-reduce of whether each is ready,
+ * which a rank whose run failed before its start joins as not ready, so
+ * that every rank calls it once and none starts when one cannot.
+ */
+struct clone_start {
+	const struct rp_options *o;	/* the caller's (its at_start) */
+	bool arrived;
+	uint64_t started_ns;		/* CLOCK_REALTIME at the start */
+};
+
+static int clone_arrive(struct clone_start *cs, int bad)
+{
+	int anybad = 0, rc;
+
+	cs->arrived = true;
+	if ((rc = MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)))
+		return mpi_error(rc, "the barrier at the start");
+	cs->started_ns = fstap_realtime_ns();
+	return anybad ? -ECANCELED : 0;
+}
+
+static int clone_at_start(void *arg)
+{
+	struct clone_start *cs = arg;
+	int bad = cs->o->at_start && cs->o->at_start(cs->o->at_start_arg);
+
+	return clone_arrive(cs, bad) ? -ECANCELED : bad ? -EIO : 0;
+}
+
 /* --split=clone: rank k replays DIR/clone-k. */
 static int run_clone(const struct rp_options *o, struct rp_result **out)
 {
+	struct clone_start cs = { .o = o };
 	struct rp_options ro = *o;
 	struct rp_result *res = NULL;
 	char dir[4096];
-	uint64_t start;
-	int ret, rc;
+	int ret;
 
 	snprintf(dir, sizeof(dir), RP_CLONE_DIR_FMT, o->dir, (unsigned)my_rank);
 	ro.dir = dir;
-	if ((rc = MPI_Barrier(MPI_COMM_WORLD)))
-		return mpi_error(rc, "the barrier at the start");
-	start = fstap_realtime_ns();
+	ro.at_start = clone_at_start;
+	ro.at_start_arg = &cs;
 	ret = rp_run(&ro, &res);
+	if (!cs.arrived)
+		clone_arrive(&cs, 1);	/* the others learn that this one failed */
 	if (!ret)
-		res->started_ns = start;
+		res->started_ns = cs.started_ns;
 	return gather(ret, res, out);
 }
 

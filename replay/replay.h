@@ -44,6 +44,20 @@ struct rp_options {
 	bool pace_native;
 	uint64_t window_ns;	/* reorder window; 0: from the trace's metadata */
 	unsigned queue_depth;	/* per-worker queue bound; 0: default */
+	/*
+	 * The plan (replay/plan.c): how many bytes of packed tasks the
+	 * dispatcher prepares before the run's clock starts and holds ahead of
+	 * the workers at most; 0: none (each task is dispatched as the run
+	 * goes). Not with share.
+	 */
+	uint64_t plan_bytes;
+	/*
+	 * Called once, after the plan is made and before the clock starts
+	 * (the start of a clone's or a rank's part, the cgroup to enter);
+	 * NULL: none. 0, or -errno (said) that fails the run.
+	 */
+	int (*at_start)(void *arg);
+	void *at_start_arg;
 	bool progress;		/* a progress line on stderr */
 	bool devices;		/* create the character and block devices mknod asks for */
 	unsigned divlog_max;	/* log the first N divergences of each kind; 0: no log */
@@ -55,6 +69,9 @@ struct rp_options {
 	 */
 	struct rp_share *share;
 };
+
+/* The plan's default budget (--plan-ahead). */
+#define RP_PLAN_DEFAULT ((uint64_t)256 << 20)
 
 /* Parses "strict" etc.; -EINVAL if unknown. */
 int rp_order_parse(const char *s, enum rp_order *out);

@@ -335,6 +335,8 @@ size_t rp_arena_blocks(const struct rp_arena *a);
 
 /* Deep-copies rec (an operation record) into a; NULL on -ENOMEM. */
 struct rp_task *rp_task_new(struct rp_arena *a, const struct fstap_rec *rec);
+/* A copy of t (what an executor and a worker read of it) in a; NULL on -ENOMEM. */
+struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t);
 /* Releases t and its paths (allocated from the same arena). */
 void rp_task_free(struct rp_task *t);
 /* Adds a dependency to t (0 or -ENOMEM). */
@@ -579,6 +581,11 @@ struct rp_result {
 	uint64_t rank_deps;		/* --split: dependencies on ops of other ranks */
 	uint64_t handles_reopened;	/* --split: handles opened again for this rank's use */
 	unsigned workers;
+	/* the plan (plan.c): what was dispatched before the clock started */
+	uint64_t planned;		/* ops */
+	uint64_t plan_ns;		/* the time it took (reading the trace included) */
+	uint64_t plan_peak;		/* the most bytes the plan held */
+	bool planned_all;		/* the whole trace (else the rest during the run) */
 	bool incomplete;		/* the trace had no footer */
 	struct fstap_cut cut;		/* how it was cut (cut.cut false: not) */
 	struct rp_stats stats;		/* merged over the workers */

@@ -176,6 +176,11 @@ static void text_summary(FILE *f, const struct rp_result *r, unsigned idx, unsig
 		fprintf(f, "orig\n");
 	else
 		fprintf(f, "%u%%\n", r->pace_pct);
+	if (r->planned)
+		fprintf(f, "plan:         %llu ops (%.1f MiB) dispatched in %.3f s before the start, "
+			"%s\n", (unsigned long long)r->planned, (double)r->plan_peak / 1048576.0,
+			(double)r->plan_ns / 1e9, r->planned_all ? "the whole trace"
+			: "the rest while the run went");
 	fprintf(f, "read:         %.2f MB/s (%llu bytes)\n",
 		(double)bytes_of(r, FSTAP_OP_READ) / 1e6 / t,
 		(unsigned long long)bytes_of(r, FSTAP_OP_READ));
@@ -364,6 +369,12 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(o, "mb_per_s_written",
 			    json_real((double)bytes_of(r, FSTAP_OP_WRITE) / 1e6 / t));
 	json_object_set_new(o, "workers", json_integer(r->workers));
+	/* dispatched before the clock started (--plan-ahead) */
+	json_object_set_new(o, "plan", json_pack("{s:I, s:I, s:I, s:b}",
+						 "ops", (json_int_t)r->planned,
+						 "ns", (json_int_t)r->plan_ns,
+						 "peak_bytes", (json_int_t)r->plan_peak,
+						 "whole_trace", r->planned_all));
 	json_object_set_new(o, "records", json_integer((json_int_t)r->records));
 	json_object_set_new(o, "op_records", json_integer((json_int_t)r->op_records));
 	json_object_set_new(o, "kernel_skipped", json_integer((json_int_t)r->kernel_skipped));

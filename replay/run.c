@@ -117,9 +117,11 @@ static int feed(struct run *r, struct fstap_reader *rd, uint64_t window)
 	if (err)
 		return fstap_error(err, "cannot replay '%s': %s", r->o->trace,
 				   fstap_reader_errmsg(rd));
-	if (ret < 0 || (ret = rp_unstage(r, true)))
-		return fstap_error(ret, "cannot replay: out of memory");
-	return 0;
+	if (!ret)
+		ret = rp_unstage(r, true);
+	if (ret && r->start_failed)
+		return ret;	/* said */
+	return ret ? fstap_error(ret, "cannot replay: out of memory") : 0;
 }
 
 static void run_release(struct run *r)
@@ -141,6 +143,8 @@ static void run_release(struct run *r)
 	for (i = 0; i < r->ncomms; i++)
 		free(r->comms[i]);
 	free(r->comms);
+	rp_stream_release(r->plan, &r->onecpu);
+	rp_plan_free(r->plan);
 	fstap_pathmap_free(r->pm);
 	rp_arena_free(r->arena);	/* every task is freed by now */
 }
@@ -248,8 +252,13 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		return ret;
 	}
 	res = calloc(1, sizeof(*res));
+	rp_stream_init(&r.onecpu);
 	if (!res || fstap_pathmap_new(&r.pm) || rp_arena_new(&r.arena) ||
+	    (o->plan_bytes && !o->share && (rp_plan_new(o->plan_bytes, &r.plan) ||
+					     rp_plan_add_stream(r.plan, &r.onecpu))) ||
 	    rp_shared_new(root_fd, &r.sh)) {
+		rp_stream_release(NULL, &r.onecpu);
+		rp_plan_free(r.plan);
 		free(res);
 		fstap_pathmap_free(r.pm);
 		rp_arena_free(r.arena);
@@ -266,10 +275,16 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 
 	/* Modes and umasks are applied from the record, as the process had them. */
 	old_umask = umask(0);
-	r.t0 = fstap_now_ns();
+	r.t0 = r.begin = fstap_now_ns();
 	r.last_progress = r.t0;
 	if (!ret)
 		ret = feed(&r, rd, window);
+	if (!ret && !r.go) {
+		res->planned_all = r.plan != NULL;	/* the whole trace is planned */
+		ret = rp_run_go(&r);
+	}
+	if (!ret)
+		rp_plan_run_all(&r);
 	for (i = 0; i < r.nw; i++)
 		rp_worker_close(r.w[i]);
 	for (i = 0; i < r.nw; i++)
@@ -278,6 +293,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	res->elapsed_ns = fstap_now_ns() - r.t0;
 	rp_dispatcher_exec_end(&r);
 	umask(old_umask);
+	res->plan_peak = r.plan ? rp_plan_peak(r.plan) : 0;
 	progress(&r, true);
 
 	ret = run_collect(&r, rd, ret);

@@ -6,6 +6,7 @@
 #ifndef FSTAP_REPLAY_RUN_I_H
 #define FSTAP_REPLAY_RUN_I_H
 
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "fstap/sort.h"
@@ -20,6 +21,67 @@ struct ends_ring {
 	struct { uint64_t wseq, end; } *v;
 	size_t head, len, cap;
 };
+
+/* ---- plan.c: the tasks dispatched ahead of their execution ---------------- */
+
+struct rp_plan;
+struct plan_block;
+
+/* One consumer's jobs in dispatch order (plan.c). */
+struct rp_stream {
+	/* the dispatcher's */
+	struct plan_block *head, *tail;	/* head: the first block, published with the first job */
+	size_t wpos;			/* where the next job goes in tail */
+	uint64_t planned;		/* jobs written */
+	uint64_t wbytes;		/* their bytes */
+	/* the consumer's */
+	_Alignas(64) struct plan_block *rblock;	/* the block it reads */
+	size_t rpos;
+	uint64_t taken;			/* jobs read */
+	_Atomic uint64_t rbytes;	/* their bytes (the dispatcher reads it when the plan is full) */
+	_Alignas(64) _Atomic uint64_t published;	/* jobs it may read */
+	atomic_bool sleeping, closed;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/*
+ * A plan of budget bytes of jobs not yet read at most (one job larger than
+ * that is let in when the plan is empty).
+ */
+int rp_plan_new(size_t budget, struct rp_plan **out);
+void rp_plan_free(struct rp_plan *p);
+/* s (rp_stream_init'ed) is one of p's: its unread bytes count. 0 or -ENOMEM. */
+int rp_plan_add_stream(struct rp_plan *p, struct rp_stream *s);
+/* The most bytes of blocks the plan held at once. */
+size_t rp_plan_peak(const struct rp_plan *p);
+/* Whether the plan's blocks take more than budget / frac. */
+bool rp_plan_over(struct rp_plan *p, size_t frac);
+/* Waits until a block's worth of the budget is free (the consumers read on). */
+void rp_plan_wait(struct rp_plan *p);
+void rp_stream_init(struct rp_stream *s);
+/* Frees what s still holds (the plan's count too, if p) and its lock. */
+void rp_stream_release(struct rp_plan *p, struct rp_stream *s);
+/*
+ * The dispatcher appends t (dispatched to worker widx; alone: see
+ * rp_stage_alone) to s, packed; t stays the caller's. 0, -EAGAIN when the
+ * plan is full (nothing written), or -ENOMEM.
+ */
+int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *t,
+		  unsigned widx, bool alone);
+/* No more jobs: the consumer ends once it has read what s holds. */
+void rp_stream_close(struct rp_stream *s);
+/* Whether s has a job the consumer has not read. */
+bool rp_stream_ready(struct rp_stream *s);
+/*
+ * The consumer: the next job of s decoded into *t (its pointers into the
+ * stream: valid until the next call; the fields of a task that workers
+ * and executors do not read are left as they were), with its worker and
+ * whether it is alone. With wait, waits for one; false at the end (closed and read), or
+ * without wait when none is published.
+ */
+bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp_task *t,
+		    unsigned *widx, bool *alone);
 
 struct rp_worker {
 	struct run *run;
@@ -36,6 +98,8 @@ struct rp_worker {
 	bool closed;
 	bool sleeping;		/* the worker waits on cv_get */
 	atomic_bool queued;	/* head is not NULL: read without mu while spinning */
+
+	struct rp_stream stream;	/* its jobs, planned (r->plan, not r->x) */
 
 	/* written by the worker once per op: a cache line of their own, which
 	 * the dispatcher's writes to the fields around do not take away */
@@ -134,12 +198,39 @@ struct run {
 	struct rp_result *res;
 	struct rp_result others;	/* --split: what the counters of other ranks' records got */
 	struct rp_progress *prog;	/* --split: the ranks' progress, or NULL */
+	/* the plan (plan.c): the tasks dispatched before the clock starts and ahead of the workers */
+	struct rp_plan *plan;	/* or NULL: each task goes to its worker's queue */
+	struct rp_stream onecpu;	/* with r->x: every worker's jobs, run by the dispatcher */
+	bool go;		/* the clock runs, the workers run */
+	bool start_failed;	/* rp_run_go failed (and said why) */
+	uint64_t begin;		/* monotonic: when the dispatcher began to read */
 	/* one CPU: the dispatcher runs the ops of idle workers itself (worker.c) */
 	struct rp_exec *x;	/* its execution context then, or NULL */
 	struct rp_stats xstats;	/* what it ran, merged into res at the end */
 	int cwd_fd;		/* the working directory to go back to after that, or -1 */
 	char p1[PATHBUF], p2[PATHBUF];
 };
+
+/*
+ * A thread about to sleep until another's next step (a worker waiting for
+ * a task, a dependency, a job) spins a little first: the step usually
+ * comes within microseconds, and a futex round trip costs several. Loop
+ * while not ready and rp_spin(&until), until 0 at first: false once
+ * RP_SPIN_NS have passed, the CPU yielded at each turn.
+ */
+#define RP_SPIN_NS 20000
+
+static inline bool rp_spin(uint64_t *until)
+{
+	uint64_t t = fstap_now_ns();
+
+	if (!*until)
+		*until = t + RP_SPIN_NS;
+	else if (t >= *until)
+		return false;
+	sched_yield();
+	return true;
+}
 
 /*
  * Loads the line at p into the cache ahead of its use. GCC 12 takes
@@ -242,8 +333,19 @@ bool rp_one_cpu(void);
 void rp_dispatcher_exec_end(struct run *r);
 /* Frees an ended worker. */
 void rp_worker_free(struct rp_worker *w);
-/* Hands t to w (waits while w's queue is full). */
-void rp_queue_put(struct rp_worker *w, struct rp_task *t);
+/*
+ * Hands t to w (waits while w's queue is full, or the plan is) and frees
+ * it; with a plan, the run starts (rp_run_go) when the plan is full. 0 or
+ * -errno.
+ */
+int rp_queue_put(struct rp_worker *w, struct rp_task *t);
+/*
+ * The run starts: the caller's o->at_start, the clock, the workers'
+ * threads. 0 or -errno (logged).
+ */
+int rp_run_go(struct run *r);
+/* One CPU with a plan: the dispatcher runs what the plan holds. */
+void rp_plan_run_all(struct run *r);
 /* Frees a list of tasks linked by next. */
 void rp_free_tasks(struct rp_task *t);
 

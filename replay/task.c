@@ -196,6 +196,42 @@ void rp_task_free(struct rp_task *t)
 	rp_arena_release(t);
 }
 
+struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t)
+{
+	size_t n1 = t->path ? strlen(t->path) + 1 : 0, n2 = t->path2 ? strlen(t->path2) + 1 : 0;
+	struct rp_task *c = rp_task_new(a, &t->rec);
+	uint32_t i;
+
+	if (!c)
+		return NULL;
+	c->wseq = t->wseq;
+	c->seq = t->seq;
+	c->gap_ns = t->gap_ns;
+	c->ns_gen = t->ns_gen;
+	c->raced = t->raced;
+	c->device = t->device;
+	c->made = t->made;
+	c->joined = t->joined;
+	c->eof_read = t->eof_read;
+	c->recno = t->recno;
+	c->comm = t->comm;
+	c->nres = t->nres;
+	memcpy(c->res, t->res, sizeof(c->res));
+	for (i = 0; i < t->ndeps; i++)
+		if (rp_task_add_dep(c, t->deps[i].w, t->deps[i].wseq))
+			goto fail;
+	if ((n1 || n2) && !(c->paths = rp_arena_alloc(a, n1 + n2)))
+		goto fail;
+	if (n1)
+		c->path = memcpy(c->paths, t->path, n1);
+	if (n2)
+		c->path2 = memcpy(c->paths + n1, t->path2, n2);
+	return c;
+fail:
+	rp_task_free(c);
+	return NULL;
+}
+
 int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq)
 {
 	if (t->ndeps == t->capdeps) {

@@ -20,26 +20,18 @@
  * Hand-off between the dispatcher and a worker. A round trip through a
  * futex costs several microseconds, as much as the system call the worker
  * replays, so: the worker takes the whole queue at once, spins a little
- * before it sleeps (the next task usually comes within microseconds), is
- * woken only when it sleeps, and publishes its progress with an atomic,
- * taking the lock only when someone waits for it.
+ * before it sleeps (rp_spin), is woken only when it sleeps, and publishes
+ * its progress with an atomic, taking the lock only when someone waits
+ * for it.
  */
-#define SPIN_NS 20000
-
-/* Spins up to SPIN_NS for *v to reach n; whether it did. */
+/* Spins up to RP_SPIN_NS for *v to reach n; whether it did. */
 static bool spin_until(_Atomic uint64_t *v, uint64_t n)
 {
 	uint64_t until = 0;
 
-	while (atomic_load_explicit(v, memory_order_acquire) < n) {
-		uint64_t t = fstap_now_ns();
-
-		if (!until)
-			until = t + SPIN_NS;
-		else if (t >= until)
+	while (atomic_load_explicit(v, memory_order_acquire) < n)
+		if (!rp_spin(&until))
 			return false;
-		sched_yield();
-	}
 	return true;
 }
 
@@ -91,15 +83,8 @@ static struct rp_task *queue_take(struct rp_worker *w)
 	struct rp_task *list;
 	uint64_t until = 0;
 
-	while (!atomic_load_explicit(&w->queued, memory_order_acquire)) {
-		uint64_t t = fstap_now_ns();
-
-		if (!until)
-			until = t + SPIN_NS;
-		else if (t >= until)
-			break;
-		sched_yield();
-	}
+	while (!atomic_load_explicit(&w->queued, memory_order_acquire) && rp_spin(&until))
+		;
 	pthread_mutex_lock(&w->mu);
 	while (!w->head && !w->closed) {
 		w->sleeping = true;
@@ -153,39 +138,27 @@ static int worker_start(struct rp_worker *w);
 
 /*
  * One CPU (r->x): the dispatcher runs t, w's, itself once w's thread (if
- * it has one) has executed what it holds, after t's dependencies; t is
- * freed.
+ * it has one) has executed what it holds, after t's dependencies.
  */
-static void dispatcher_run(struct run *r, struct rp_worker *w, struct rp_task *t)
+static void dispatcher_run(struct run *r, struct rp_worker *w, const struct rp_task *t)
 {
 	uint32_t i;
 
 	if (w->started)
-		wait_done(w, w->wseq - 1);
+		wait_done(w, t->wseq - 1);
 	for (i = 0; i < t->ndeps; i++)
 		wait_done(t->deps[i].w, t->deps[i].wseq);
 	rp_exec_run(r->x, t);
-	rp_task_free(t);
 	mark_done(w);
 	if (w->inflight)
 		reclaim(w);	/* what its thread executed */
 }
 
-void rp_queue_put(struct rp_worker *w, struct rp_task *t)
+/* Puts t in w's queue for its thread; the dispatcher frees it once executed. */
+static void queue_push(struct rp_worker *w, struct rp_task *t)
 {
-	struct run *r = w->run;
-
-	if (w->remote) {
-		rp_task_free(t);	/* another rank runs it */
-		return;
-	}
-	if (r->x && (rp_stage_alone(r, t) || (!w->started && worker_start(w)))) {
-		dispatcher_run(r, w, t);	/* (or w cannot have its thread) */
-		return;
-	}
 	t->next = NULL;
 	t->dnext = NULL;
-	t->wseq = w->wseq;
 	if (w->inflight_tail)
 		w->inflight_tail->dnext = t;
 	else
@@ -209,6 +182,121 @@ void rp_queue_put(struct rp_worker *w, struct rp_task *t)
 }
 
 /*
+ * One CPU, with a plan: the dispatcher runs job t of worker widx itself,
+ * or, when t may wait for an op dispatched after it (not alone), a copy
+ * of it goes to the worker's thread. Returns 0 or -errno.
+ */
+static int plan_run_one(struct run *r, const struct rp_task *t, unsigned widx, bool alone)
+{
+	struct rp_worker *w = r->w[widx];
+	struct rp_task *copy;
+
+	if (alone || (!w->started && worker_start(w))) {
+		dispatcher_run(r, w, t);	/* (or w cannot have its thread) */
+		return 0;
+	}
+	if (!(copy = rp_task_dup(r->arena, t)))
+		return -ENOMEM;
+	queue_push(w, copy);
+	return 0;
+}
+
+/*
+ * One CPU, with a plan: runs a job, then more until the plan holds at
+ * most its budget / frac (0: all it holds). Returns 0 or -errno.
+ */
+static int plan_run(struct run *r, size_t frac)
+{
+	struct rp_task job = { 0 };
+	unsigned widx;
+	bool alone, first = true;
+	int ret = 0;
+
+	while (!ret && (first || !frac || rp_plan_over(r->plan, frac)) &&
+	       rp_stream_next(r->plan, &r->onecpu, false, &job, &widx, &alone)) {
+		ret = plan_run_one(r, &job, widx, alone);
+		first = false;
+	}
+	return ret;
+}
+
+void rp_plan_run_all(struct run *r)
+{
+	if (r->plan && r->x && plan_run(r, 0))
+		fstap_error(-ENOMEM, "cannot replay: out of memory");
+}
+
+int rp_run_go(struct run *r)
+{
+	int ret = 0;
+	size_t i;
+
+	r->go = true;
+	r->res->planned = r->onecpu.planned;
+	for (i = 0; i < r->nw; i++)
+		r->res->planned += r->w[i]->stream.planned;
+	r->res->plan_ns = fstap_now_ns() - r->begin;
+	if (r->o->at_start && (ret = r->o->at_start(r->o->at_start_arg))) {
+		r->start_failed = true;
+		return ret;
+	}
+	r->t0 = fstap_now_ns();
+	for (i = 0; i < r->nw && !r->x; i++)
+		if (!r->w[i]->remote && !r->w[i]->started && worker_start(r->w[i])) {
+			r->start_failed = true;
+			return fstap_error(-EAGAIN, "cannot start a replay worker");
+		}
+	return 0;
+}
+
+/*
+ * With a plan: t, packed, to w's stream (or, one CPU, the dispatcher's).
+ * A full plan starts the run; once it runs, the dispatcher waits for the
+ * workers to read on, or, one CPU, runs half the plan itself.
+ */
+static int plan_put(struct run *r, struct rp_worker *w, struct rp_task *t)
+{
+	struct rp_stream *s = r->x ? &r->onecpu : &w->stream;
+	bool alone = !r->x || rp_stage_alone(r, t);
+	int ret;
+
+	while ((ret = rp_stream_put(r->plan, s, t, w->idx, alone)) == -EAGAIN) {
+		ret = 0;
+		if (!r->go)
+			ret = rp_run_go(r);
+		else if (r->x)
+			ret = plan_run(r, 2);
+		else
+			rp_plan_wait(r->plan);	/* (ret 0) */
+		if (ret)
+			break;
+	}
+	if (!ret && r->go && !r->x && !w->started && worker_start(w))
+		ret = fstap_error(-EAGAIN, "cannot start a replay worker");
+	return ret;
+}
+
+int rp_queue_put(struct rp_worker *w, struct rp_task *t)
+{
+	struct run *r = w->run;
+	int ret = 0;
+
+	t->wseq = w->wseq;
+	if (w->remote) {
+		rp_task_free(t);	/* another rank runs it */
+	} else if (r->plan) {
+		ret = plan_put(r, w, t);
+		rp_task_free(t);
+	} else if (r->x && (rp_stage_alone(r, t) || (!w->started && worker_start(w)))) {
+		dispatcher_run(r, w, t);	/* (or w cannot have its thread) */
+		rp_task_free(t);
+	} else {
+		queue_push(w, t);
+	}
+	return ret;
+}
+
+/*
  * The tasks after t in a taken list are loaded into this CPU's cache while
  * t's system call runs: the dispatcher wrote them on another CPU, and
  * reading one there line by line, when its turn comes, costs as much as a
@@ -225,52 +313,75 @@ static void prefetch_queued(const struct rp_task *next)
 		rp_prefetch_line(next->paths);
 }
 
+/* What a worker keeps between its tasks. */
+struct worker_ctx {
+	struct rp_exec *x;
+	struct rp_pace pace;
+	uint64_t prev_done;	/* when its latest op ended (paced) */
+	bool gave_up;		/* the job gave up (another rank failed) */
+};
+
+/* w's thread runs t: after its dependencies, at its pace. */
+static void worker_run(struct rp_worker *w, struct worker_ctx *c, const struct rp_task *t)
+{
+	struct run *r = w->run;
+	uint64_t issued;
+	uint32_t i;
+
+	for (i = 0; i < t->ndeps && !c->gave_up; i++)
+		c->gave_up = !wait_dep(r, &t->deps[i]);
+	if (c->gave_up) {
+		mark_done(w);	/* what is left is not executed */
+		told_done(r, w);
+		return;
+	}
+	if (c->pace.pct) {
+		uint64_t lag;
+
+		if (t->joined)	/* its gap counts from the threads it waited for */
+			c->prev_done = fstap_now_ns();
+		lag = rp_pace_wait(&c->pace, &rp_clock_real, c->prev_done, t->gap_ns, &issued);
+		rp_stats_add_lag(&w->stats, lag);
+	}
+	if (c->x)
+		rp_exec_run(c->x, t);
+	if (c->pace.pct)
+		c->prev_done = fstap_now_ns();
+	mark_done(w);	/* t may be freed from here on */
+	told_done(r, w);
+}
+
 static void *worker_main(void *arg)
 {
 	struct rp_worker *w = arg;
 	struct run *r = w->run;
-	struct rp_exec *x = NULL;
-	struct rp_pace pace;
+	struct worker_ctx c = { .prev_done = r->t0 };
 	struct rp_task *t, *list;
-	uint64_t prev_done = r->t0, issued;
-	uint32_t i;
-	bool gave_up = false;
 
-	rp_pace_init(&pace, r->o->pace_pct);
+	rp_pace_init(&c.pace, r->o->pace_pct);
 	/* a paced worker sleeps between ops: a thread's default timer slack
 	 * lets each sleep end up to 50 us late (the schedule lag's p99) */
-	if (pace.pct)
+	if (c.pace.pct)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	w->err = rp_exec_new(r->sh, &w->stats, &x);
-	while ((list = queue_take(w))) {
-		rp_prefetch_task(list);
-		while ((t = list)) {
-			list = t->next;
-			prefetch_queued(list);
-			for (i = 0; i < t->ndeps && !gave_up; i++)
-				gave_up = !wait_dep(r, &t->deps[i]);
-			if (gave_up) {
-				mark_done(w);	/* what is left is not executed */
-				told_done(r, w);
-				continue;
-			}
-			if (pace.pct) {
-				uint64_t lag;
+	w->err = rp_exec_new(r->sh, &w->stats, &c.x);
+	if (r->plan && !r->x) {
+		struct rp_task job = { 0 };	/* decoded from the stream, on this stack */
+		unsigned widx;
+		bool alone;
 
-				if (t->joined)	/* its gap counts from the threads it waited for */
-					prev_done = fstap_now_ns();
-				lag = rp_pace_wait(&pace, &rp_clock_real, prev_done, t->gap_ns, &issued);
-				rp_stats_add_lag(&w->stats, lag);
+		while (rp_stream_next(r->plan, &w->stream, true, &job, &widx, &alone))
+			worker_run(w, &c, &job);
+	} else {
+		while ((list = queue_take(w))) {
+			rp_prefetch_task(list);
+			while ((t = list)) {
+				list = t->next;
+				prefetch_queued(list);
+				worker_run(w, &c, t);
 			}
-			if (x)
-				rp_exec_run(x, t);
-			if (pace.pct)
-				prev_done = fstap_now_ns();
-			mark_done(w);	/* t may be freed from here on */
-			told_done(r, w);
 		}
 	}
-	rp_exec_free(x);
+	rp_exec_free(c.x);
 	return NULL;
 }
 
@@ -350,6 +461,12 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	pthread_cond_init(&w->cv_put, NULL);
 	pthread_cond_init(&w->cv_done, NULL);
 	rp_stats_init(&w->stats);
+	rp_stream_init(&w->stream);
+	if (r->plan && rp_plan_add_stream(r->plan, &w->stream)) {
+		rp_stream_release(NULL, &w->stream);
+		free(w);
+		return NULL;
+	}
 	w->remote = remote;
 	if (remote) {
 		/* a stand-in: no thread */
@@ -363,8 +480,8 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	} else if (!r->nw && !r->o->pace_pct && rp_one_cpu() &&
 		   !(w->err = dispatcher_exec_begin(r))) {
 		/* the dispatcher runs its ops (rp_queue_put) */
-	} else if (r->x) {
-		/* a thread when it needs one (rp_queue_put) */
+	} else if (r->x || (r->plan && !r->go)) {
+		/* a thread when it needs one (rp_queue_put), or when the run starts */
 	} else if (worker_start(w)) {
 		free(w);
 		return NULL;
@@ -379,6 +496,7 @@ void rp_worker_close(struct rp_worker *w)
 	w->closed = true;
 	pthread_cond_signal(&w->cv_get);
 	pthread_mutex_unlock(&w->mu);
+	rp_stream_close(&w->stream);
 }
 
 void rp_worker_free(struct rp_worker *w)
@@ -389,6 +507,7 @@ void rp_worker_free(struct rp_worker *w)
 		w->inflight = t->dnext;
 		rp_task_free(t);
 	}
+	rp_stream_release(w->run->plan, &w->stream);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv_get);
 	pthread_cond_destroy(&w->cv_put);

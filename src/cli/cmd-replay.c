@@ -48,6 +48,11 @@ static const char usage[] =
 	"                     its time and the time until durable (elapsed + sync)\n"
 	"  --cache-limit=SIZE run in a memory cgroup (v2, or v1 on hybrid systems)\n"
 	"                     limited to SIZE (e.g. 512M)\n"
+	"  --plan-ahead=SIZE  read and dispatch up to SIZE of packed tasks (e.g. 64M;\n"
+	"                     default 256M) before the run's clock starts, and hold\n"
+	"                     that much at most ahead of the workers: a trace within\n"
+	"                     it is replayed with the dispatcher idle; 0: dispatch as\n"
+	"                     the run goes\n"
 	"  --window=NS        reorder window in ns (default: the trace's flush interval\n"
 	"                     plus 250 ms)\n"
 	"  --divergences=FILE write each divergence as one JSON object a line to FILE\n"
@@ -150,7 +155,7 @@ struct replay_cli {
 
 enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
        OPT_WINDOW, OPT_NOPROG, OPT_DEVICES, OPT_DIVLOG, OPT_DIVMAX, OPT_CLONE, OPT_MPI,
-       OPT_SPLIT, OPT_MAP, OPT_SYNC, OPT_PREPARE };
+       OPT_SPLIT, OPT_MAP, OPT_SYNC, OPT_PREPARE, OPT_PLAN };
 
 static bool is_stdout(const char *path)
 {
@@ -180,6 +185,12 @@ static int parse_number(int c, const char *arg, struct replay_cli *cli)
 			return cmd_usage_error("replay", "--window must be a number of ns, "
 					       "not '%s'", arg);
 		cli->o.window_ns = v;
+		break;
+	case OPT_PLAN:
+		if (cmd_parse_size(arg, &v))
+			return cmd_usage_error("replay", "--plan-ahead must be a size (e.g. 64M, "
+					       "or 0), not '%s'", arg);
+		cli->o.plan_bytes = v;
 		break;
 	case OPT_DIVMAX:
 		if (cmd_parse_size(arg, &v) || !v || v > 1000000)
@@ -220,6 +231,7 @@ static int parse_option(int c, char *arg, struct replay_cli *cli)
 	case OPT_RUNS:
 	case OPT_LIMIT:
 	case OPT_WINDOW:
+	case OPT_PLAN:
 	case OPT_DIVMAX:
 	case OPT_CLONE:
 		return parse_number(c, arg, cli);
@@ -276,6 +288,7 @@ static int parse_options(int argc, char **argv, struct replay_cli *cli)
 		{ "sync-at-end", no_argument, NULL, OPT_SYNC },
 		{ "cache-limit", required_argument, NULL, OPT_LIMIT },
 		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "plan-ahead", required_argument, NULL, OPT_PLAN },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "devices", no_argument, NULL, OPT_DEVICES },
 		{ "divergences", required_argument, NULL, OPT_DIVLOG },
@@ -291,6 +304,7 @@ static int parse_options(int argc, char **argv, struct replay_cli *cli)
 	int c, ret;
 
 	cli->o.order = RP_ORDER_THREAD;
+	cli->o.plan_bytes = RP_PLAN_DEFAULT;
 	cli->divmax = DIVLOG_DEFAULT_MAX;
 	cli->runs = 1;
 	cli->split = RP_SPLIT_CLONE;
@@ -335,12 +349,34 @@ static int prepare_target(const struct replay_cli *cli, int rank)
 	return ret;
 }
 
-/* The runs, each into res[i]: 0 or -errno (said). */
+/* --cache-limit: the cgroup a run enters when it starts (after its plan). */
+struct run_cgroup {
+	unsigned long long limit;
+	struct rp_cgroup *cg;
+};
+
+static int enter_cgroup(void *arg)
+{
+	struct run_cgroup *c = arg;
+
+	return rp_cgroup_enter(c->limit, &c->cg) ? -EIO : 0;
+}
+
+/*
+ * The runs, each into res[i]: 0 or -errno (said). With --cache-limit each
+ * run enters the cgroup at its start, once its plan is made (the plan's
+ * memory is not the replay's page cache), and leaves it at its end.
+ */
 static int run_all(struct replay_cli *cli, struct rp_result **res)
 {
+	struct run_cgroup cg = { .limit = cli->limit };
 	unsigned long i;
 	int ret = 0;
 
+	if (cli->limit) {
+		cli->o.at_start = enter_cgroup;
+		cli->o.at_start_arg = &cg;
+	}
 	for (i = 0; i < cli->runs && !ret; i++) {
 		if (cli->drop && (ret = rp_drop_caches()))
 			break;
@@ -352,6 +388,8 @@ static int run_all(struct replay_cli *cli, struct rp_result **res)
 			ret = rp_run(&cli->o, &res[i]);
 		if (!ret && cli->sync_end)
 			ret = rp_sync_at_end(cli->o.dir, res[i]);
+		rp_cgroup_leave(cg.cg);
+		cg.cg = NULL;
 		cli->o.notes_said = true;
 	}
 	return ret;
@@ -378,7 +416,6 @@ static int write_reports(const struct replay_cli *cli, struct rp_result *const *
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_cli cli = { 0 };
-	struct rp_cgroup *cg = NULL;
 	struct rp_result **res;
 	int ret, rank = 0, nranks = 1;
 	unsigned long i;
@@ -399,11 +436,8 @@ int cmd_replay(int argc, char **argv)
 		fstap_die("out of memory");
 	/* prepared outside the cgroup: the tree's pages are not the replay's */
 	ret = cli.prepare ? prepare_target(&cli, rank) : 0;
-	if (!ret && cli.limit && rp_cgroup_enter(cli.limit, &cg))
-		ret = -EIO;
 	if (!ret)
 		ret = run_all(&cli, res);
-	rp_cgroup_leave(cg);
 	if (!ret && rank == 0)
 		ret = write_reports(&cli, res);
 	for (i = 0; i < cli.runs; i++)

@@ -49,6 +49,7 @@ REPLAY_TESTS = \
 	tests/integration/t2175-replay-unlinked-open.sh \
 	tests/integration/t2176-replay-one-cpu.sh \
 	tests/integration/t2177-replay-prepare.sh \
+	tests/integration/t2178-replay-plan.sh \
 	tests/integration/t2180-replay-posix-suite.sh \
 	tests/integration/t2190-replay-torn-trace.sh \
 	tests/integration/t2195-replay-native-pace.sh \

@@ -8,13 +8,17 @@
 # the fastest, to keep make check short); a million records in the default
 # order (one worker per thread, dependencies) stays under the bound too.
 # Objects created and removed do not add up either (16 rounds of an
-# mdtest-like stream take what 6 take).
+# mdtest-like stream take what 6 take). The plan (--plan-ahead: what is
+# dispatched ahead of the workers) is 16 MiB here, less than either trace
+# needs: both fill it, the rest is dispatched as the workers free it, and
+# the bound includes it.
 . "$(dirname "$0")/lib.sh"
 : "${FSTAP_BUILDDIR:?}"
 GEN="$FSTAP_BUILDDIR/tests/tools/gen-stream-trace"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 BOUND_KB=65536		# 64 MiB
+PLAN=--plan-ahead=16M
 
 "$GEN" "$T/small.trace" 1000000 || fail "cannot write the 1M-record trace"
 "$GEN" "$T/big.trace" 10000000 || fail "cannot write the 10M-record trace"
@@ -23,11 +27,11 @@ expect_exit 0 "$FSTAP" prepare "$T/big.trace" "$T/d" || exit 1
 
 # runs the replay, prints the child's peak RSS in KiB (getrusage)
 replay_peak() {
-	$PY - "$FSTAP" "$1" "$T/d" "$2" "$3" <<'PY'
+	$PY - "$FSTAP" "$1" "$T/d" "$2" "$3" "$PLAN" <<'PY'
 import resource, subprocess, sys
-fstap, trace, d, out, order = sys.argv[1:]
+fstap, trace, d, out, order, plan = sys.argv[1:]
 with open(out, "w") as f:
-    rc = subprocess.run([fstap, "replay", "--order=" + order, trace, d],
+    rc = subprocess.run([fstap, "replay", "--order=" + order, plan, trace, d],
                         stdout=f, stderr=subprocess.STDOUT).returncode
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else "exit %d" % rc)
 PY
@@ -70,11 +74,11 @@ churn_peak() {	# ROUNDS: prints the replay's peak RSS in KiB
 	"$BENCH" --rounds "$1" --files 20000 --keep "$T/churn$1.trace" >/dev/null ||
 		{ echo "trace-bench failed"; return; }
 	rm -rf "$T/c" && mkdir "$T/c"
-	$PY - "$FSTAP" "$T/churn$1.trace" "$T/c" "$T/churn$1.out" <<'PY'
+	$PY - "$FSTAP" "$T/churn$1.trace" "$T/c" "$T/churn$1.out" "$PLAN" <<'PY'
 import resource, subprocess, sys
-fstap, trace, d, out = sys.argv[1:]
+fstap, trace, d, out, plan = sys.argv[1:]
 with open(out, "w") as f:
-    rc = subprocess.run([fstap, "replay", "--order=strict", "--window=50000000", trace, d],
+    rc = subprocess.run([fstap, "replay", "--order=strict", "--window=50000000", plan, trace, d],
                         stdout=f, stderr=subprocess.STDOUT).returncode
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else "exit %d" % rc)
 PY
