@@ -182,8 +182,6 @@ int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 		return RP_E_UNKNOWN;
 	if (dpath[0] == '/' && !dpath[1])
 		return sh->root_fd;	/* most entries' directory: no walk to check */
-	if (!fstap_path_valid(dpath))
-		return RP_E_REFUSED;
 	if (x->nheld == EXEC_HELD)
 		return -EMFILE;		/* an executor uses at most two */
 	hash = fstap_hash_bytes(0, dpath, strlen(dpath));

@@ -8,10 +8,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fstap/name.h"
 #include "fstap/pathmap.h"
 #include "run_i.h"
 
-/* Resolves t's paths from the pathmap as it is before t. */
+/* Resolves t's paths from the pathmap as it is before t, and checks them. */
 static int resolve(struct run *r, struct rp_task *t)
 {
 	const struct fstap_rec *c = &t->rec;
@@ -35,12 +36,14 @@ static int resolve(struct run *r, struct rp_task *t)
 	if (n1 >= 0) {
 		memcpy(t->paths, r->p1, (size_t)n1 + 1);
 		t->path = t->paths;
+		t->valid_paths |= fstap_path_valid(t->path) ? RP_PATH_VALID : 0;
 	}
 	if (n2 >= 0) {
 		char *p = t->paths + (n1 >= 0 ? n1 + 1 : 0);
 
 		memcpy(p, r->p2, (size_t)n2 + 1);
 		t->path2 = p;
+		t->valid_paths |= fstap_path_valid(t->path2) ? RP_PATH2_VALID : 0;
 	}
 	return 0;
 }

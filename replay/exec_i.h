@@ -136,8 +136,9 @@ struct rp_handle *rp_io_handle(struct rp_shared *sh, uint64_t fh, int64_t *res);
 void rp_dir_unref(struct rp_dir *d);
 void rp_dircache_clear(struct rp_shared *sh);
 /*
- * A descriptor of directory dpath beneath the root, or < 0; the executor
- * holds a reference on it until it returns (rp_exec_drop_dirs).
+ * A descriptor of directory dpath (a valid path: fstap_path_valid) beneath
+ * the root, or < 0; the executor holds a reference on it until it returns
+ * (rp_exec_drop_dirs).
  */
 int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath);
 /* Drops the references the executor took on directories. */

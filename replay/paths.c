@@ -22,6 +22,15 @@ int rp_name_cstr(struct fstap_bytes b, char *buf)
 	return 0;
 }
 
+/* Whether path, one of t's, is valid: as the dispatcher found, or looked at now. */
+static bool task_path_valid(const struct rp_task *t, const char *path)
+{
+	if ((path == t->path && (t->valid_paths & RP_PATH_VALID)) ||
+	    (path == t->path2 && (t->valid_paths & RP_PATH2_VALID)))
+		return true;
+	return fstap_path_valid(path);
+}
+
 /* The directory and name of an entry operation's entry: dir path + rec name. */
 int rp_entry_at(struct rp_exec *x, const struct rp_task *t, const char *dpath,
 		    struct fstap_bytes name, char *nbuf, int *dfd)
@@ -30,6 +39,10 @@ int rp_entry_at(struct rp_exec *x, const struct rp_task *t, const char *dpath,
 
 	if (ret)
 		return ret;
+	if (!dpath)
+		return RP_E_UNKNOWN;
+	if (!task_path_valid(t, dpath))
+		return RP_E_REFUSED;
 	*dfd = rp_dir_hold(x, t, dpath);
 	return *dfd < 0 ? *dfd : 0;
 }
@@ -43,7 +56,7 @@ int rp_obj_at(struct rp_exec *x, const struct rp_task *t, const char *path, char
 
 	if (!path)
 		return RP_E_UNKNOWN;
-	if (!fstap_path_valid(path))
+	if (!task_path_valid(t, path))
 		return RP_E_REFUSED;
 	if (!path[1]) {
 		strcpy(nbuf, ".");

@@ -78,7 +78,7 @@ struct job {
 
 enum {
 	JOB_RACED = 1, JOB_DEVICE = 2, JOB_MADE = 4, JOB_JOINED = 8, JOB_EOF_READ = 16,
-	JOB_ALONE = 32,
+	JOB_ALONE = 32, JOB_PATH_VALID = 64, JOB_PATH2_VALID = 128,
 };
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
@@ -113,11 +113,15 @@ static size_t rec_field_off(unsigned bit)
 	return bit < 4 ? head[bit] : offsetof(struct fstap_rec, child) + 8 * (bit - 4);
 }
 
+/* Where each byte string of REC_STRINGS is in struct fstap_rec. */
+static const size_t rec_string_off[REC_STRINGS] = {
+	offsetof(struct fstap_rec, name), offsetof(struct fstap_rec, newname),
+	offsetof(struct fstap_rec, target), offsetof(struct fstap_rec, value),
+};
+
 static struct fstap_bytes *rec_string(struct fstap_rec *r, unsigned k)
 {
-	struct fstap_bytes *s[REC_STRINGS] = { &r->name, &r->newname, &r->target, &r->value };
-
-	return s[k];
+	return (struct fstap_bytes *)((unsigned char *)r + rec_string_off[k]);
 }
 
 static bool rec_has_arrays(const struct fstap_rec *r)
@@ -175,8 +179,13 @@ static size_t job_rec_put(unsigned char *dst, const struct fstap_rec *r)
 	return (size_t)(q - dst);
 }
 
-/* Reads the record job_rec_put wrote at src into *r, its strings pointing into src. */
-static void job_rec_get(struct fstap_rec *r, const unsigned char *src)
+/*
+ * Reads the record job_rec_put wrote at src into *r, its strings pointing
+ * into src. *last is the mask of the record *r held (0 for a cleared one):
+ * only the fields it had and this one has not are cleared, not the whole
+ * record, since a worker decodes every job while the clock runs.
+ */
+static void job_rec_get(struct fstap_rec *r, const unsigned char *src, uint64_t *last)
 {
 	const struct job_rec *h = (const struct job_rec *)src;
 	const uint64_t *v = (const uint64_t *)(h + 1);
@@ -185,9 +194,18 @@ static void job_rec_get(struct fstap_rec *r, const unsigned char *src)
 
 	if (h->mask == REC_CLONE) {
 		*r = *(const struct fstap_rec *)(h + 1);
+		*last = REC_CLONE;
 		return;
 	}
-	memset(r, 0, sizeof(*r));
+	if (*last == REC_CLONE) {
+		memset(r, 0, sizeof(*r));
+	} else {
+		for (m = *last & ~h->mask & ((1ull << REC_FIELDS) - 1); m; m &= m - 1)
+			memset((unsigned char *)r + rec_field_off((unsigned)__builtin_ctzll(m)), 0, 8);
+		for (m = (*last & ~h->mask) >> REC_FIELDS; m; m &= m - 1)
+			*rec_string(r, (unsigned)__builtin_ctzll(m)) = (struct fstap_bytes){ NULL, 0 };
+	}
+	*last = h->mask;
 	r->op = h->op;
 	r->flags = h->flags;
 	r->tid = h->tid;
@@ -198,11 +216,11 @@ static void job_rec_get(struct fstap_rec *r, const unsigned char *src)
 		memcpy((unsigned char *)r + rec_field_off((unsigned)__builtin_ctzll(m)), v++, 8);
 	q = (const unsigned char *)v;
 	for (m = h->mask >> REC_FIELDS; m; m &= m - 1) {
-		struct fstap_bytes *b = rec_string(r, (unsigned)__builtin_ctzll(m));
 		uint64_t len;
 
 		memcpy(&len, q, sizeof(len));
-		*b = (struct fstap_bytes){ q + sizeof(len), (uint32_t)len };
+		*rec_string(r, (unsigned)__builtin_ctzll(m)) =
+			(struct fstap_bytes){ q + sizeof(len), (uint32_t)len };
 		q += sizeof(len) + ALIGN8(len);
 	}
 }
@@ -445,7 +463,9 @@ int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *
 		.ndeps = (uint16_t)t->ndeps, .nres = (uint8_t)t->nres,
 		.bits = (uint8_t)((t->raced ? JOB_RACED : 0) | (t->device ? JOB_DEVICE : 0) |
 				  (t->made ? JOB_MADE : 0) | (t->joined ? JOB_JOINED : 0) |
-				  (t->eof_read ? JOB_EOF_READ : 0) | (alone ? JOB_ALONE : 0)),
+				  (t->eof_read ? JOB_EOF_READ : 0) | (alone ? JOB_ALONE : 0) |
+				  ((t->valid_paths & RP_PATH_VALID) ? JOB_PATH_VALID : 0) |
+				  ((t->valid_paths & RP_PATH2_VALID) ? JOB_PATH2_VALID : 0)),
 		.ns_gen = t->ns_gen, .widx = widx, .wseq = t->wseq, .seq = t->seq,
 		.recno = t->recno, .gap_ns = t->gap_ns, .comm = t->comm,
 	};
@@ -554,8 +574,10 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 	t->deps = (struct rp_dep *)(uintptr_t)q;	/* read only: the executor's */
 	q += j->ndeps * sizeof(struct rp_dep);
 	t->nres = j->nres;
-	memcpy(t->res, q, j->nres * sizeof(uint64_t));
-	q += j->nres * sizeof(uint64_t);
+	if (j->nres) {
+		memcpy(t->res, q, j->nres * sizeof(uint64_t));
+		q += j->nres * sizeof(uint64_t);
+	}
 	if (j->path_len) {
 		t->path = (const char *)q;
 		q += j->path_len;
@@ -569,6 +591,8 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 	t->made = j->bits & JOB_MADE;
 	t->joined = j->bits & JOB_JOINED;
 	t->eof_read = j->bits & JOB_EOF_READ;
+	t->valid_paths = (uint8_t)(((j->bits & JOB_PATH_VALID) ? RP_PATH_VALID : 0) |
+				   ((j->bits & JOB_PATH2_VALID) ? RP_PATH2_VALID : 0));
 	t->ns_gen = j->ns_gen;
 	t->wseq = j->wseq;
 	t->seq = j->seq;
@@ -576,7 +600,7 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 	t->gap_ns = j->gap_ns;
 	t->comm = j->comm;
 	q = (const unsigned char *)j + ALIGN8((size_t)(q - (const unsigned char *)j));
-	job_rec_get(&t->rec, q);
+	job_rec_get(&t->rec, q, &s->rmask);
 	*widx = j->widx;
 	*alone = j->bits & JOB_ALONE;
 	return true;

@@ -274,6 +274,8 @@ struct rp_dep {
 };
 
 #define RP_TASK_MAX_RES 4
+#define RP_PATH_VALID 1
+#define RP_PATH2_VALID 2
 
 /*
  * A deep copy of one operation record, with what the dispatcher resolved.
@@ -315,6 +317,9 @@ struct rp_task {
 	char *paths;			/* owned (the arena): path, then path2 */
 	const char *path;		/* directory (entry ops) or object; NULL: unknown */
 	const char *path2;		/* rename/link destination directory */
+	/* RP_PATH_VALID, RP_PATH2_VALID: the dispatcher found path (path2)
+	 * valid (fstap_path_valid), so that its executor need not look again */
+	uint8_t valid_paths;
 	struct fstap_rec rec;		/* pointers into this allocation */
 };
 

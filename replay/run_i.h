@@ -38,6 +38,7 @@ struct rp_stream {
 	_Alignas(64) struct plan_block *rblock;	/* the block it reads */
 	size_t rpos;
 	uint64_t taken;			/* jobs read */
+	uint64_t rmask;			/* the fields of the record it decoded last (plan.c) */
 	_Atomic uint64_t rbytes;	/* their bytes (the dispatcher reads it when the plan is full) */
 	_Alignas(64) _Atomic uint64_t published;	/* jobs it may read */
 	atomic_bool sleeping, closed;
@@ -76,7 +77,8 @@ bool rp_stream_ready(struct rp_stream *s);
 /*
  * The consumer: the next job of s decoded into *t (its pointers into the
  * stream: valid until the next call; the fields of a task that workers
- * and executors do not read are left as they were), with its worker and
+ * and executors do not read are left as they were; *t zeroed before the
+ * first call, and then given only to this stream), with its worker and
  * whether it is alone. With wait, waits for one; false at the end (closed and read), or
  * without wait when none is published.
  */

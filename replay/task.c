@@ -213,6 +213,7 @@ struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t)
 	c->made = t->made;
 	c->joined = t->joined;
 	c->eof_read = t->eof_read;
+	c->valid_paths = t->valid_paths;
 	c->recno = t->recno;
 	c->comm = t->comm;
 	c->nres = t->nres;

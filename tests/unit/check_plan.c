@@ -70,6 +70,7 @@ static void same_task(const struct rp_task *t, const struct rp_task *u)
 	ck_assert_int_eq(t->made, u->made);
 	ck_assert_int_eq(t->joined, u->joined);
 	ck_assert_int_eq(t->eof_read, u->eof_read);
+	ck_assert_uint_eq(t->valid_paths, u->valid_paths);
 	ck_assert_uint_eq(t->ns_gen, u->ns_gen);
 	ck_assert_uint_eq(t->wseq, u->wseq);
 	ck_assert_uint_eq(t->seq, u->seq);
@@ -139,6 +140,7 @@ START_TEST(test_plan_roundtrip)
 		in[i]->comm = i == 5 ? comm : NULL;
 		in[i]->path = i == 6 ? NULL : "/dir/sub";
 		in[i]->path2 = i == 1 ? "/other" : NULL;
+		in[i]->valid_paths = (uint8_t)(i % 4);
 		for (k = 0; k < i; k++)	/* past the inline ones for the last */
 			ck_assert_int_eq(rp_task_add_dep(in[i], k % 2 ? w1 : w0, 10 * k), 0);
 		in[i]->nres = (uint32_t)(i % (RP_TASK_MAX_RES + 1));
