@@ -75,6 +75,14 @@ size_t fstap_pathmap_objects(const struct fstap_pathmap *pm);
  */
 void fstap_pathmap_on_forget(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
 			     void *arg);
+/*
+ * Calls fn(arg, obj) when obj dies (the record just applied removed its
+ * last name, its last handle or the last name in it), from within
+ * fstap_pathmap_apply, once per death: obj may still come back within the
+ * grace period, and die again. fn must not apply records. NULL: no call.
+ */
+void fstap_pathmap_on_death(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
+			    void *arg);
 /* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
 

@@ -74,6 +74,8 @@ struct fstap_pathmap {
 	uint32_t found;
 	void (*on_forget)(void *arg, uint64_t obj);
 	void *forget_arg;
+	void (*on_death)(void *arg, uint64_t obj);
+	void *death_arg;
 	bool oom;		/* a push to dying failed */
 };
 
