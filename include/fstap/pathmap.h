@@ -98,6 +98,12 @@ enum fstap_kind fstap_kind_of_mode(uint64_t mode);
 /* The kind of obj as far as the records learned tell (the root is a directory). */
 enum fstap_kind fstap_pathmap_kind(const struct fstap_pathmap *pm, uint64_t obj);
 /*
+ * obj if it is a directory (fstap_pathmap_kind), else the directory of the
+ * name its path uses (fstap_pathmap_parent; 0 if none is known): one
+ * lookup for both.
+ */
+uint64_t fstap_pathmap_dir_of(const struct fstap_pathmap *pm, uint64_t obj);
+/*
  * Learns the kinds rec (of any type, applied or not yet) gives, and calls
  * fn(arg, obj, kind) (if fn is not NULL) for each object it gives one, or
  * lists (a readdir entry without a type), with the kind pm then holds; fn

@@ -232,21 +232,14 @@ static struct an_obj *touch(struct rep *r, uint64_t obj)
 	return o;
 }
 
-/*
- * The directory an application record is counted for ("busiest
- * directories"); o: the entry of rec->obj, or NULL.
- */
+/* The directory an application record is counted for ("busiest directories"). */
 static uint64_t busy_dir(const struct rep *r, const struct fstap_rec *rec)
 {
 	const struct fstap_op_info *oi = fstap_op_info(rec->op);
 
 	if (oi && (oi->props & FSTAP_OPP_DIRENT))
 		return rec->obj;
-	if (!rec->obj)
-		return 0;
-	if (fstap_pathmap_kind(r->pm, rec->obj) == FSTAP_KIND_DIR)
-		return rec->obj;
-	return fstap_pathmap_parent(r->pm, rec->obj);
+	return fstap_pathmap_dir_of(r->pm, rec->obj);
 }
 
 static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
