@@ -100,7 +100,9 @@ int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct 
  * From then on, an_objtab_apply forgets an object when its pathmap does
  * (pathmap.h: dead for the grace period), calling fn(o, arg) first (if not
  * NULL) while o's path still resolves. An entry the pathmap never knew
- * (no name) stays.
+ * (no name) stays. Call it (and an_objtab_settle_dead) before the first
+ * an_objtab_apply: that one takes the pathmap's hooks (on_forget,
+ * on_death) for the table, once.
  */
 void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 /*

@@ -33,6 +33,7 @@ struct an_objtab {
 	uint32_t recent[RECENT];
 	uint32_t zero;		/* index + 1 of object 0, which the map cannot key */
 	bool forget_dead;	/* an_objtab_forget_dead was called */
+	const struct fstap_pathmap *hooked;	/* the pathmap whose hooks are the table's */
 	void (*on_forget)(struct an_obj *o, void *arg);
 	void *forget_arg;
 	const struct an_obj *bare;	/* what a settled entry holds; NULL: none settle */
@@ -72,18 +73,11 @@ static struct an_obj *append(struct an_objtab *t, uint64_t obj, const struct an_
 	return o;
 }
 
-/*
- * The index + 1 of obj's entry (not 0), a settled one brought back; 0:
- * none; -ENOMEM: a settled one could not be brought back.
- */
-static long find(struct an_objtab *t, uint64_t obj)
+/* find when the guess in slot guess is wrong: the map. */
+static long find_in_map(struct an_objtab *t, uint64_t obj, uint32_t *guess)
 {
-	uint32_t *guess = &t->recent[obj & (RECENT - 1)];
-	uint64_t *v;
+	uint64_t *v = fstap_map_get(&t->index, obj);
 
-	if (*guess && *guess <= t->n && t->objs[*guess - 1].obj == obj)
-		return *guess;
-	v = fstap_map_get(&t->index, obj);
 	if (!v)
 		return 0;
 	if (!*v) {
@@ -95,6 +89,19 @@ static long find(struct an_objtab *t, uint64_t obj)
 	}
 	*guess = (uint32_t)*v;
 	return (long)*v;
+}
+
+/*
+ * The index + 1 of obj's entry (not 0), a settled one brought back; 0:
+ * none; -ENOMEM: a settled one could not be brought back.
+ */
+static inline long find(struct an_objtab *t, uint64_t obj)
+{
+	uint32_t *guess = &t->recent[obj & (RECENT - 1)];
+
+	if (*guess && *guess <= t->n && t->objs[*guess - 1].obj == obj)
+		return *guess;
+	return find_in_map(t, obj, guess);
 }
 
 struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj)
@@ -130,6 +137,7 @@ struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
 		t->n--;
 		return NULL;
 	}
+	t->recent[obj & (RECENT - 1)] = (uint32_t)t->n;
 	return o;
 }
 
@@ -243,10 +251,12 @@ int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct 
 {
 	int ret;
 
-	if (t->forget_dead)
+	if (t->forget_dead && t->hooked != pm) {
 		fstap_pathmap_on_forget(pm, forgot, t);
-	if (t->forget_dead && t->bare)
-		fstap_pathmap_on_death(pm, died, t);
+		if (t->bare)
+			fstap_pathmap_on_death(pm, died, t);
+		t->hooked = pm;
+	}
 	if (t->oom) {
 		t->oom = false;
 		return -ENOMEM;
