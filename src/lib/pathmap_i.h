@@ -93,7 +93,7 @@ static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj
 
 	if (pm->found < pm->nnodes && pm->nodes[pm->found].obj == obj)
 		return pm->found;
-	for (i = fstap_id_home(obj, mask);; i = (i + 1) & mask) {
+	for (i = fstap_id_home(obj, mask);; i = (i + FSTAP_ID_STEP) & mask) {
 		uint32_t v = pm->by_obj[i];
 
 		if (!v)
