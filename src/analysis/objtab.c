@@ -73,8 +73,23 @@ static struct an_obj *append(struct an_objtab *t, uint64_t obj, const struct an_
 	return o;
 }
 
-/* find when the guess in slot guess is wrong: the map. */
-static long find_in_map(struct an_objtab *t, uint64_t obj, uint32_t *guess)
+/*
+ * The entry of obj if the guess in its slot of recent is right, else
+ * NULL: the way of most calls, without a frame.
+ */
+static inline struct an_obj *guessed(struct an_objtab *t, uint64_t obj)
+{
+	uint32_t g = t->recent[obj & (RECENT - 1)];
+
+	return g && g <= t->n && t->objs[g - 1].obj == obj ? &t->objs[g - 1] : NULL;
+}
+
+/*
+ * The index + 1 of the entry of obj (not 0) from the map, a settled one
+ * brought back, and guessed next time; 0: none; -ENOMEM: a settled one
+ * could not be brought back.
+ */
+static long find(struct an_objtab *t, uint64_t obj)
 {
 	uint64_t *v = fstap_map_get(&t->index, obj);
 
@@ -87,24 +102,12 @@ static long find_in_map(struct an_objtab *t, uint64_t obj, uint32_t *guess)
 		}
 		*v = t->n;
 	}
-	*guess = (uint32_t)*v;
+	t->recent[obj & (RECENT - 1)] = (uint32_t)*v;
 	return (long)*v;
 }
 
-/*
- * The index + 1 of obj's entry (not 0), a settled one brought back; 0:
- * none; -ENOMEM: a settled one could not be brought back.
- */
-static inline long find(struct an_objtab *t, uint64_t obj)
-{
-	uint32_t *guess = &t->recent[obj & (RECENT - 1)];
-
-	if (*guess && *guess <= t->n && t->objs[*guess - 1].obj == obj)
-		return *guess;
-	return find_in_map(t, obj, guess);
-}
-
-struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj)
+/* an_objtab_get when the guess is wrong. */
+static struct an_obj *get_unguessed(struct an_objtab *t, uint64_t obj)
 {
 	long idx;
 
@@ -114,7 +117,15 @@ struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj)
 	return idx > 0 ? &t->objs[idx - 1] : NULL;
 }
 
-struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
+struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj)
+{
+	struct an_obj *o = guessed(t, obj);
+
+	return o ? o : get_unguessed(t, obj);
+}
+
+/* an_objtab_add when the guess is wrong. */
+static struct an_obj *add_unguessed(struct an_objtab *t, uint64_t obj)
 {
 	static const struct an_obj zero;
 	struct an_obj *o;
@@ -139,6 +150,13 @@ struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
 	}
 	t->recent[obj & (RECENT - 1)] = (uint32_t)t->n;
 	return o;
+}
+
+struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj)
+{
+	struct an_obj *o = guessed(t, obj);
+
+	return o ? o : add_unguessed(t, obj);
 }
 
 /* The last entry fills the hole that entry idx leaves in the array. */
