@@ -106,8 +106,8 @@ static long find(struct an_objtab *t, uint64_t obj)
 	return (long)*v;
 }
 
-/* an_objtab_get when the guess is wrong. */
-static struct an_obj *get_unguessed(struct an_objtab *t, uint64_t obj)
+/* an_objtab_get when the guess is wrong (apart: the guessed way needs no frame). */
+static struct an_obj *__attribute__((noinline)) get_unguessed(struct an_objtab *t, uint64_t obj)
 {
 	long idx;
 
@@ -124,8 +124,8 @@ struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj)
 	return o ? o : get_unguessed(t, obj);
 }
 
-/* an_objtab_add when the guess is wrong. */
-static struct an_obj *add_unguessed(struct an_objtab *t, uint64_t obj)
+/* an_objtab_add when the guess is wrong (apart: the guessed way needs no frame). */
+static struct an_obj *__attribute__((noinline)) add_unguessed(struct an_objtab *t, uint64_t obj)
 {
 	static const struct an_obj zero;
 	struct an_obj *o;
