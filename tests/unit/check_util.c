@@ -3,7 +3,11 @@
  * contents and reports a size it cannot allocate, and the capacity it
  * computes doubles from the first size; the uint64 map finds, replaces,
  * deletes (with the backward shift keeping every other key reachable) and
- * iterates; saturating addition; the clocks move forward and a deadline
+ * iterates; ids whose home is taken probe on by FSTAP_ID_STEP (17) slots,
+ * a delete in the middle of such a chain shifts the later ids back by
+ * their probe distance (fstap_id_dist), and random puts, deletes and gets
+ * of dense ids, ids differing in their low bits only and ids sharing a
+ * hashed home block, through growth, agree with a plain array; saturating addition; the clocks move forward and a deadline
  * is a normalised timespec ahead of the realtime clock; the byte hash
  * gives distinct values to a million names of the shapes file systems hold
  * (numbers of every length, prefixes, one name under many seeds), which
@@ -168,6 +172,159 @@ START_TEST(map_iterate_and_pointers)
 }
 END_TEST
 
+/* n keys (id & 15 == low) whose home in a table of mask + 1 slots is home. */
+static size_t keys_with_home(uint64_t *keys, size_t n, size_t home, size_t mask)
+{
+	uint64_t hi;
+	size_t got = 0;
+
+	for (hi = 1; got < n; hi++)
+		if (fstap_id_home(hi << 4 | (home & 15), mask) == home)
+			keys[got++] = hi << 4 | (home & 15);
+	return got;
+}
+
+START_TEST(map_id_step_chain)
+{
+	struct fstap_map m = { 0 };
+	const size_t mask = 63, home = 37;
+	uint64_t keys[6];
+	size_t i;
+
+	/* The probe distance: the inverse of the step, modulo the table. */
+	ck_assert_uint_eq(fstap_id_dist(home, home, mask), 0);
+	ck_assert_uint_eq(fstap_id_dist(home, (home + FSTAP_ID_STEP) & mask, mask), 1);
+	for (i = 0; i <= mask; i++)
+		ck_assert_uint_eq(fstap_id_dist(home, (home + i * FSTAP_ID_STEP) & mask, mask), i);
+	ck_assert_uint_eq(FSTAP_ID_STEP, 17);
+
+	/* Six ids of one home: each put goes 17 slots on from the one before. */
+	keys_with_home(keys, 6, home, mask);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(fstap_map_put(&m, keys[i], 100 + i), 0);
+	ck_assert_uint_eq(m.cap, mask + 1);
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(m.keys[(home + i * 17) & mask], keys[i]);
+	/* A delete in the middle: the later ones shift back one probe each. */
+	ck_assert(fstap_map_del(&m, keys[2], NULL));
+	for (i = 2; i < 5; i++)
+		ck_assert_uint_eq(m.keys[(home + i * 17) & mask], keys[i + 1]);
+	ck_assert_uint_eq(m.keys[(home + 5 * 17) & mask], 0);
+	for (i = 0; i < 6; i++) {
+		uint64_t *v = fstap_map_get(&m, keys[i]);
+
+		if (i == 2) {
+			ck_assert_ptr_null(v);
+		} else {
+			ck_assert_ptr_nonnull(v);
+			ck_assert_uint_eq(*v, 100 + i);
+		}
+	}
+	fstap_map_release(&m);
+}
+END_TEST
+
+/*
+ * An id whose own home lies on another chain stays there when the chain's
+ * head goes, while an id of the chain behind it moves back past it.
+ */
+START_TEST(map_id_step_other_home_in_chain)
+{
+	struct fstap_map m = { 0 };
+	const size_t mask = 63, home = 37, next = (37 + 17) & 63;
+	uint64_t a[2], b;
+
+	keys_with_home(a, 2, home, mask);
+	keys_with_home(&b, 1, next, mask);
+	ck_assert_int_eq(fstap_map_put(&m, a[0], 1), 0);
+	ck_assert_int_eq(fstap_map_put(&m, b, 2), 0);
+	ck_assert_int_eq(fstap_map_put(&m, a[1], 3), 0);
+	ck_assert_uint_eq(m.cap, mask + 1);
+	ck_assert_uint_eq(m.keys[next], b);
+	ck_assert_uint_eq(m.keys[(home + 34) & mask], a[1]);
+	ck_assert(fstap_map_del(&m, a[0], NULL));
+	ck_assert_uint_eq(m.keys[home], a[1]);
+	ck_assert_uint_eq(m.keys[next], b);
+	ck_assert_uint_eq(*fstap_map_get(&m, b), 2);
+	ck_assert_uint_eq(*fstap_map_get(&m, a[1]), 3);
+	fstap_map_release(&m);
+}
+END_TEST
+
+/* The ids of map_random_vs_array: dense ones, high ones differing in the low bits, one hashed block. */
+#define NIDS 3000
+static uint64_t id_of(size_t i)
+{
+	if (i < 1000)
+		return i + 1;
+	if (i < 2000)
+		return 0xfeed000000ull + (i - 1000);
+	return (uint64_t)(i - 2000 + 1) << 20 | 5;
+}
+
+/* Every id in the map holds what the array says, and nothing else is in it. */
+static void map_matches(const struct fstap_map *m, const uint64_t *ref, size_t nref)
+{
+	size_t i, pos = 0, n = 0;
+	uint64_t key, val;
+
+	for (i = 0; i < NIDS; i++) {
+		const uint64_t *v = fstap_map_get(m, id_of(i));
+
+		if (!ref[i]) {
+			ck_assert_msg(!v, "id %llx deleted but found", (unsigned long long)id_of(i));
+		} else {
+			ck_assert_msg(v && *v == ref[i], "id %llx lost", (unsigned long long)id_of(i));
+		}
+	}
+	while (fstap_map_next(m, &pos, &key, &val))
+		n++;
+	ck_assert_uint_eq(n, nref);
+	ck_assert_uint_eq(m->n, nref);
+}
+
+START_TEST(map_random_vs_array)
+{
+	static uint64_t ref[NIDS];
+	struct fstap_map m = { 0 };
+	uint64_t seed = 42, r;
+	size_t round, op, i, nref = 0, caps = 0, lastcap = 0;
+
+	memset(ref, 0, sizeof(ref));
+	/* rounds that grow the map, then rounds of mostly deletes */
+	for (round = 0; round < 40; round++) {
+		for (op = 0; op < 2000; op++) {
+			r = fstap_splitmix64(&seed);
+			i = (size_t)(r >> 8) % (round < 20 ? 200 + 140 * round : NIDS);
+			if ((r & 255) < (round < 20 ? 160u : 80u)) {
+				ck_assert_int_eq(fstap_map_put(&m, id_of(i), r | 1), 0);
+				nref += !ref[i];
+				ref[i] = r | 1;
+			} else if ((r & 255) < 230) {
+				uint64_t val = 0;
+				bool had = fstap_map_del(&m, id_of(i), &val);
+
+				ck_assert_int_eq(had, ref[i] != 0);
+				ck_assert_uint_eq(val, ref[i]);
+				nref -= had;
+				ref[i] = 0;
+			} else {
+				const uint64_t *v = fstap_map_get(&m, id_of(i));
+
+				ck_assert_uint_eq(v ? *v : 0, ref[i]);
+			}
+			if (m.cap != lastcap) {
+				lastcap = m.cap;
+				caps++;
+			}
+		}
+		map_matches(&m, ref, nref);
+	}
+	ck_assert_uint_ge(caps, 4);	/* grew across several capacities */
+	fstap_map_release(&m);
+}
+END_TEST
+
 START_TEST(sat_add_clock_hash)
 {
 	uint64_t a, b;
@@ -290,6 +447,9 @@ int main(void)
 	tcase_add_test(tc, map_put_get_del);
 	tcase_add_test(tc, map_collisions);
 	tcase_add_test(tc, map_iterate_and_pointers);
+	tcase_add_test(tc, map_id_step_chain);
+	tcase_add_test(tc, map_id_step_other_home_in_chain);
+	tcase_add_test(tc, map_random_vs_array);
 	tcase_add_test(tc, sat_add_clock_hash);
 	tcase_add_test(tc, hash_bytes_distinct);
 	tcase_add_test(tc, fill_random_seeded);
