@@ -196,7 +196,6 @@ START_TEST(map_id_step_chain)
 	ck_assert_uint_eq(fstap_id_dist(home, (home + FSTAP_ID_STEP) & mask, mask), 1);
 	for (i = 0; i <= mask; i++)
 		ck_assert_uint_eq(fstap_id_dist(home, (home + i * FSTAP_ID_STEP) & mask, mask), i);
-	ck_assert_uint_eq(FSTAP_ID_STEP, 17);
 
 	/* Six ids of one home: each put goes 17 slots on from the one before. */
 	keys_with_home(keys, 6, home, mask);
@@ -251,65 +250,59 @@ START_TEST(map_id_step_other_home_in_chain)
 }
 END_TEST
 
-/* The ids of map_random_vs_array: dense ones, high ones differing in the low bits, one hashed block. */
-#define NIDS 3000
-static uint64_t id_of(size_t i)
-{
-	if (i < 1000)
-		return i + 1;
-	if (i < 2000)
-		return 0xfeed000000ull + (i - 1000);
-	return (uint64_t)(i - 2000 + 1) << 20 | 5;
-}
-
-/* Every id in the map holds what the array says, and nothing else is in it. */
-static void map_matches(const struct fstap_map *m, const uint64_t *ref, size_t nref)
+/* Every id in the map holds what the array says (0: not there), and nothing else is in it. */
+static void map_matches(const struct fstap_map *m, const uint64_t *ids, const uint64_t *ref,
+			size_t nids, size_t nref)
 {
 	size_t i, pos = 0, n = 0;
-	uint64_t key, val;
 
-	for (i = 0; i < NIDS; i++) {
-		const uint64_t *v = fstap_map_get(m, id_of(i));
+	for (i = 0; i < nids; i++) {
+		const uint64_t *v = fstap_map_get(m, ids[i]);
 
-		if (!ref[i]) {
-			ck_assert_msg(!v, "id %llx deleted but found", (unsigned long long)id_of(i));
-		} else {
-			ck_assert_msg(v && *v == ref[i], "id %llx lost", (unsigned long long)id_of(i));
-		}
+		if (!ref[i])
+			ck_assert_msg(!v, "id %llx deleted but found", (unsigned long long)ids[i]);
+		else
+			ck_assert_msg(v && *v == ref[i], "id %llx lost", (unsigned long long)ids[i]);
 	}
-	while (fstap_map_next(m, &pos, &key, &val))
+	while (fstap_map_next(m, &pos, NULL, NULL))
 		n++;
 	ck_assert_uint_eq(n, nref);
 	ck_assert_uint_eq(m->n, nref);
 }
 
-START_TEST(map_random_vs_array)
+/*
+ * rounds of 2000 random puts, deletes and gets of ids[0..nids) against an
+ * array; in the first half the ids in use widen and puts win, in the
+ * second deletes do. The capacities the map went through, counted.
+ */
+static size_t map_random_ops(const uint64_t *ids, size_t nids, size_t rounds, uint64_t seed)
 {
-	static uint64_t ref[NIDS];
+	uint64_t *ref = calloc(nids, sizeof(*ref)), r;
 	struct fstap_map m = { 0 };
-	uint64_t seed = 42, r;
 	size_t round, op, i, nref = 0, caps = 0, lastcap = 0;
 
-	memset(ref, 0, sizeof(ref));
-	/* rounds that grow the map, then rounds of mostly deletes */
-	for (round = 0; round < 40; round++) {
+	ck_assert_ptr_nonnull(ref);
+	for (round = 0; round < rounds; round++) {
+		bool growing = round < rounds / 2;
+		size_t range = growing ? nids * (round + 1) / (rounds / 2) : nids;
+
 		for (op = 0; op < 2000; op++) {
 			r = fstap_splitmix64(&seed);
-			i = (size_t)(r >> 8) % (round < 20 ? 200 + 140 * round : NIDS);
-			if ((r & 255) < (round < 20 ? 160u : 80u)) {
-				ck_assert_int_eq(fstap_map_put(&m, id_of(i), r | 1), 0);
+			i = (size_t)(r >> 8) % range;
+			if ((r & 255) < (growing ? 160u : 80u)) {
+				ck_assert_int_eq(fstap_map_put(&m, ids[i], r | 1), 0);
 				nref += !ref[i];
 				ref[i] = r | 1;
 			} else if ((r & 255) < 230) {
 				uint64_t val = 0;
-				bool had = fstap_map_del(&m, id_of(i), &val);
+				bool had = fstap_map_del(&m, ids[i], &val);
 
 				ck_assert_int_eq(had, ref[i] != 0);
 				ck_assert_uint_eq(val, ref[i]);
 				nref -= had;
 				ref[i] = 0;
 			} else {
-				const uint64_t *v = fstap_map_get(&m, id_of(i));
+				const uint64_t *v = fstap_map_get(&m, ids[i]);
 
 				ck_assert_uint_eq(v ? *v : 0, ref[i]);
 			}
@@ -318,10 +311,45 @@ START_TEST(map_random_vs_array)
 				caps++;
 			}
 		}
-		map_matches(&m, ref, nref);
+		map_matches(&m, ids, ref, nids, nref);
 	}
-	ck_assert_uint_ge(caps, 4);	/* grew across several capacities */
 	fstap_map_release(&m);
+	free(ref);
+	return caps;
+}
+
+/*
+ * Dense ids, high ids that differ in their low bits only, and ids of the
+ * same low bits whose high bits are hashed: the map grows across several
+ * capacities, and agrees with the array throughout.
+ */
+START_TEST(map_random_vs_array)
+{
+	static uint64_t ids[3000];
+	size_t i;
+
+	for (i = 0; i < 1000; i++) {
+		ids[i] = i + 1;
+		ids[1000 + i] = 0xfeed000000ull + i;
+		ids[2000 + i] = (uint64_t)(i + 1) << 20 | 5;
+	}
+	ck_assert_uint_ge(map_random_ops(ids, 3000, 40, 42), 5);
+}
+END_TEST
+
+/*
+ * 32 ids whose homes in a 64-slot table lie on one probe chain (8 each at
+ * slots 5, 22, 39 and 56, 17 apart): the table never grows, chains wrap
+ * round it, and deletes shift ids back across the wrap.
+ */
+START_TEST(map_random_long_chains)
+{
+	uint64_t ids[32];
+	size_t h;
+
+	for (h = 0; h < 4; h++)
+		keys_with_home(ids + 8 * h, 8, (5 + 17 * h) & 63, 63);
+	ck_assert_uint_eq(map_random_ops(ids, 32, 20, 7), 1);
 }
 END_TEST
 
@@ -450,6 +478,7 @@ int main(void)
 	tcase_add_test(tc, map_id_step_chain);
 	tcase_add_test(tc, map_id_step_other_home_in_chain);
 	tcase_add_test(tc, map_random_vs_array);
+	tcase_add_test(tc, map_random_long_chains);
 	tcase_add_test(tc, sat_add_clock_hash);
 	tcase_add_test(tc, hash_bytes_distinct);
 	tcase_add_test(tc, fill_random_seeded);
