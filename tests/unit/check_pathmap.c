@@ -18,7 +18,8 @@
  * lookups through renames, hard links, unlinks, the root and unknown
  * objects. The object table's 17-slot probing: random creates and
  * forgettings of dense ids, ids differing in their low bits only and
- * hashed ones leave every living object found and every forgotten one gone.
+ * hashed ones, and 120 ids of one home whose probe chain wraps round the
+ * table, leave every living object found and every forgotten one gone.
  */
 #include <check.h>
 #include <errno.h>
@@ -677,6 +678,53 @@ START_TEST(test_obj_table_churn)
 }
 END_TEST
 
+/*
+ * 120 ids of one home (in tables of up to 4096 slots, so whatever the
+ * object table's size): one probe chain that wraps round the table; the
+ * forgetting of every third, then of every other one left, shifts the
+ * rest back across the wrap, and each is still found.
+ */
+START_TEST(test_obj_table_one_long_chain)
+{
+	enum { N = 120 };
+	uint64_t ids[N], hi, t = 0;
+	bool alive[N];
+	char name[32];
+	size_t n = 0, i, pass, nalive = N;
+
+	for (hi = 1; n < N; hi++)
+		if (fstap_id_home(hi << 4 | 9, 4095) == fstap_id_home(1 << 4 | 9, 4095))
+			ids[n++] = hi << 4 | 9;
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "c%zu", i);
+		at(t, FSTAP_OP_CREATE, 1, name, ids[i]);
+		at(t, FSTAP_OP_RELEASE, ids[i], NULL, 0);
+		alive[i] = true;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		size_t k = 0;
+
+		for (i = 0; i < N; i++) {
+			if (!alive[i] || k++ % (pass ? 2 : 3))
+				continue;
+			snprintf(name, sizeof(name), "c%zu", i);
+			at(t, FSTAP_OP_UNLINK, 1, name, 0);
+			alive[i] = false;
+			nalive--;
+		}
+		t += GRACE_MS + 1;
+		at(t, FSTAP_OP_GETATTR, 1, NULL, 0);
+		ck_assert_uint_eq(fstap_pathmap_objects(pm), nalive);
+		for (i = 0; i < N; i++) {
+			snprintf(name, sizeof(name), "c%zu", i);
+			ck_assert_msg(fstap_pathmap_parent(pm, ids[i]) == (alive[i] ? 1 : 0),
+				      "pass %zu: id %zu", pass, i);
+			ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B(name)), alive[i] ? ids[i] : 0);
+		}
+	}
+}
+END_TEST
+
 static void apply_rec(struct fstap_rec r)
 {
 	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
@@ -830,6 +878,7 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(names, test_death_callback);
 	tcase_add_test(core, test_dir_of);
 	tcase_add_test(limits, test_obj_table_churn);
+	tcase_add_test(limits, test_obj_table_one_long_chain);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, names);
 	suite_add_tcase(s, limits);
