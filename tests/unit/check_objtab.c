@@ -253,7 +253,10 @@ static void mark(struct an_obj *o, void *arg)
 /* An entry whose mark stuck: the table holds it; one whose mark was lost: settled. */
 static bool marked(uint64_t obj)
 {
-	return an_objtab_get(t, obj)->ino == 777;
+	const struct an_obj *o = an_objtab_get(t, obj);
+
+	ck_assert_msg(o != NULL, "entry %llu lost", (unsigned long long)obj);
+	return o->ino == 777;
 }
 
 /*
