@@ -10,8 +10,9 @@
  * not if it holds more): its id stays, an_objtab_each shows a copy (what
  * it changes is lost), get and add bring back an entry equal to the one
  * before the death (within the grace period, and after it for an object
- * that came back to life), and its forgetting shows the user's callback
- * the same entry; without it nothing settles.
+ * that came back to life; the array's last entry too, guessed just
+ * before), and its forgetting shows the user's callback the same entry;
+ * without it nothing settles.
  */
 #include <check.h>
 #include <stdio.h>
@@ -354,6 +355,32 @@ START_TEST(test_objtab_settles_touched_only_at_death)
 }
 END_TEST
 
+/*
+ * The last entry of the array settles (the array just shrinks, its bytes
+ * still there) after a get made it the recent guess: asked for again, it
+ * comes back as an entry of the table, whose changes stay through the
+ * entries added after it.
+ */
+START_TEST(test_objtab_settled_last_entry_comes_back)
+{
+	struct an_obj *o;
+
+	an_objtab_settle_dead(t, &touched_bare, only_touched);
+	touched_files();
+	ck_assert_uint_eq(an_objtab_get(t, 111)->obj, 111);
+	unlink_file(1, 11);
+	ck_assert_uint_eq(bare_asked, 1);
+	o = an_objtab_get(t, 111);
+	same_entry(o, &before[11]);
+	o->report.ops = 3;
+	ck_assert_ptr_nonnull(an_objtab_add(t, 200));
+	ck_assert_ptr_nonnull(an_objtab_add(t, 201));
+	ck_assert_uint_eq(an_objtab_get(t, 111)->report.ops, 3);
+	ck_assert_uint_eq(an_objtab_get(t, 200)->obj, 200);
+	ck_assert_uint_eq(entries(), 14);
+}
+END_TEST
+
 START_TEST(test_objtab_settles_nothing_by_default)
 {
 	uint64_t i;
@@ -382,6 +409,7 @@ static Suite *objtab_suite(void)
 	tcase_add_test(core, test_objtab_inodes_and_names);
 	tcase_add_test(core, test_objtab_settles_touched_only_at_death);
 	tcase_add_test(core, test_objtab_settles_nothing_by_default);
+	tcase_add_test(core, test_objtab_settled_last_entry_comes_back);
 	suite_add_tcase(s, core);
 	return s;
 }
