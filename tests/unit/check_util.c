@@ -5,10 +5,13 @@
  * deletes (with the backward shift keeping every other key reachable) and
  * iterates; ids whose home is taken probe on by FSTAP_ID_STEP (17) slots,
  * a delete in the middle of such a chain shifts the later ids back by
- * their probe distance (fstap_id_dist), and random puts, deletes and gets
- * of dense ids, ids differing in their low bits only and ids sharing a
- * hashed home block, through growth, agree with a plain array; saturating addition; the clocks move forward and a deadline
- * is a normalised timespec ahead of the realtime clock; the byte hash
+ * their probe distance (fstap_id_dist) but not one whose own home is
+ * later on the chain, and random puts, deletes and gets agree with a
+ * plain array: of dense ids, ids differing in their low bits only and ids
+ * whose high bits are hashed, through growth, and of 32 ids whose chain
+ * wraps round a 64-slot table; saturating addition; the clocks move
+ * forward and a deadline is a normalised timespec ahead of the realtime
+ * clock; the byte hash
  * gives distinct values to a million names of the shapes file systems hold
  * (numbers of every length, prefixes, one name under many seeds), which
  * the replay compares listings by; the random filler is the same for the
