@@ -7,7 +7,9 @@
  * after it, varints one after another, one cut by the end (bytes beyond
  * it not read) is the same error as ever (bad, at the end, 0), and a bad
  * cursor stays bad; in a payload, a varint cut by its record's end with
- * bytes of the payload after it is rejected.
+ * bytes of the payload after it is rejected. A type of a later version:
+ * an operation's header is decoded (its body skipped), a meta type's body
+ * skipped whole.
  */
 #include <check.h>
 #include <errno.h>
@@ -263,6 +265,30 @@ START_TEST(test_trace_format_unknown_type_is_skipped)
 END_TEST
 
 /*
+ * A meta type of a later version (200) carries no operation header: its
+ * body, though it reads like one (thread 8/8, uid 6), is skipped without
+ * changing the state the next record inherits (thread 9/9, uid 5).
+ */
+START_TEST(test_trace_format_unknown_meta_type_is_skipped)
+{
+	struct fstap_rec r = { .op = FSTAP_OP_STATFS, .tid = 9, .pid = 9, .uid = 5, .gid = 5,
+			       .obj = 1, .start_ns = 7, .dur_ns = 2 };
+	uint8_t payload[64] = { 77, 12, 0x03, 0, 0, 0, 9, 9, 5, 5, 4, 1, 2, 3,
+				200, 12, 0x03, 0, 0, 0, 8, 8, 6, 6, 4, 1, 2, 3,
+				FSTAP_OP_STATFS, 4, 0, 14, 2, 1 };
+	struct fixture fx;
+	struct expect e = { &fx, 1, 0, NULL };
+
+	ck_assert_int_ge(200, FSTAP_OP_META_FIRST);
+	ck_assert_ptr_null(fstap_op_info(200));
+	fx.rec = r;
+	ck_assert_int_eq(fstap_chunk_decode(payload, 34, 0, check_each, &e), 0);
+	ck_assert_uint_eq(e.seen, 1);
+	ck_assert_msg(e.diff == NULL, "%s", e.diff);
+}
+END_TEST
+
+/*
  * The xattr values of version 1.1: a binary setxattr value comes back
  * exactly, and a 1.0 record (the same body without its value, the field
  * 1.1 appended) reads with an empty value and its size intact.
@@ -344,6 +370,7 @@ static Suite *trace_format_suite(void)
 	tcase_add_test(limits, test_trace_format_varint_near_the_end);
 	tcase_add_test(limits, test_trace_format_full_chunk_is_unchanged);
 	tcase_add_test(limits, test_trace_format_unknown_type_is_skipped);
+	tcase_add_test(limits, test_trace_format_unknown_meta_type_is_skipped);
 	tcase_add_test(limits, test_trace_format_hostile_payloads_rejected);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
