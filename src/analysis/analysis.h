@@ -100,19 +100,21 @@ int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct 
  * From then on, an_objtab_apply forgets an object when its pathmap does
  * (pathmap.h: dead for the grace period), calling fn(o, arg) first (if not
  * NULL) while o's path still resolves. An entry the pathmap never knew
- * (no name) stays. Call it (and an_objtab_settle_dead) before the first
- * an_objtab_apply: that one takes the pathmap's hooks (on_forget,
- * on_death) for the table, once.
+ * (no name) stays. The first an_objtab_apply after it takes the
+ * pathmap's hooks (on_forget, and on_death if an_objtab_settle_dead came
+ * first) for the table, once: an_objtab_settle_dead called later takes
+ * on_death itself.
  */
 void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 /*
- * With an_objtab_forget_dead: from then on, when the pathmap finds an
- * object dead (it may still come back), its entry is settled if
- * is_bare(o) says it holds what *bare holds (obj aside): the table keeps
- * its id and no entry. A settled entry comes back as *bare when get or
- * add ask for it, and is *bare for the fn of its forgetting and for
- * an_objtab_each: the dead of the grace period cost a map slot each
- * instead of an entry, and every answer stays the same.
+ * With an_objtab_forget_dead, before or after the first an_objtab_apply:
+ * from then on, when the pathmap finds an object dead (it may still come
+ * back), its entry is settled if is_bare(o) says it holds what *bare
+ * holds (obj aside): the table keeps its id and no entry. A settled
+ * entry comes back as *bare when get or add ask for it, and is *bare for
+ * the fn of its forgetting and for an_objtab_each: the dead of the grace
+ * period cost a map slot each instead of an entry, and every answer stays
+ * the same.
  */
 void an_objtab_settle_dead(struct an_objtab *t, const struct an_obj *bare,
 			   bool (*is_bare)(const struct an_obj *o));

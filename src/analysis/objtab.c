@@ -33,7 +33,7 @@ struct an_objtab {
 	uint32_t recent[RECENT];
 	uint32_t zero;		/* index + 1 of object 0, which the map cannot key */
 	bool forget_dead;	/* an_objtab_forget_dead was called */
-	const struct fstap_pathmap *hooked;	/* the pathmap whose hooks are the table's */
+	struct fstap_pathmap *hooked;	/* the pathmap whose hooks are the table's */
 	void (*on_forget)(struct an_obj *o, void *arg);
 	void *forget_arg;
 	const struct an_obj *bare;	/* what a settled entry holds; NULL: none settle */
@@ -221,13 +221,6 @@ void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, voi
 	t->forget_arg = arg;
 }
 
-void an_objtab_settle_dead(struct an_objtab *t, const struct an_obj *bare,
-			   bool (*is_bare)(const struct an_obj *o))
-{
-	t->bare = bare;
-	t->is_bare = is_bare;
-}
-
 /* The pathmap forgets obj: so does the table, after its user's fn. */
 static void forgot(void *arg, uint64_t obj)
 {
@@ -263,6 +256,16 @@ static void died(void *arg, uint64_t obj)
 	idx = (size_t)*v - 1;
 	*v = 0;
 	fill_hole(t, idx);
+}
+
+void an_objtab_settle_dead(struct an_objtab *t, const struct an_obj *bare,
+			   bool (*is_bare)(const struct an_obj *o))
+{
+	t->bare = bare;
+	t->is_bare = is_bare;
+	/* an_objtab_apply took the hooks already: it will not again */
+	if (t->hooked)
+		fstap_pathmap_on_death(t->hooked, bare ? died : NULL, t);
 }
 
 int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct fstap_rec *rec)

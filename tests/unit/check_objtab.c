@@ -12,6 +12,7 @@
  * before the death (within the grace period, and after it for an object
  * that came back to life; the array's last entry too, guessed just
  * before), and its forgetting shows the user's callback the same entry;
+ * called after the first an_objtab_apply, the deaths after it settle;
  * without it nothing settles.
  */
 #include <check.h>
@@ -381,6 +382,38 @@ START_TEST(test_objtab_settled_last_entry_comes_back)
 }
 END_TEST
 
+/*
+ * an_objtab_settle_dead after the first an_objtab_apply (which took the
+ * pathmap's hooks for the table): from then on the bare settle at death,
+ * the ones dead before stay entries.
+ */
+START_TEST(test_objtab_settles_when_asked_after_first_apply)
+{
+	uint64_t i;
+
+	touched_files();
+	unlink_file(1, 0);
+	an_objtab_settle_dead(t, &touched_bare, only_touched);
+	for (i = 1; i < 11; i++)
+		unlink_file(2, i);
+	ck_assert_uint_eq(bare_asked, 10);
+	ck_assert_uint_eq(entries(), 12);
+	an_objtab_each(t, mark, NULL);
+	for (i = 0; i < 12; i++) {
+		bool settled = i >= 1 && i <= 10 && !(i >= 3 && i <= 5);
+
+		ck_assert_msg(marked(100 + i) != settled, "entry %llu %s",
+			      (unsigned long long)(100 + i), settled ? "not settled" : "settled");
+		if (settled)
+			same_entry(an_objtab_get(t, 100 + i), &before[i]);
+	}
+	/* the grace period over: all the dead forgotten, settled or not */
+	at(2 + GRACE_MS + 1, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(forgotten, 11);
+	ck_assert_uint_eq(entries(), 1);
+}
+END_TEST
+
 START_TEST(test_objtab_settles_nothing_by_default)
 {
 	uint64_t i;
@@ -410,6 +443,7 @@ static Suite *objtab_suite(void)
 	tcase_add_test(core, test_objtab_settles_touched_only_at_death);
 	tcase_add_test(core, test_objtab_settles_nothing_by_default);
 	tcase_add_test(core, test_objtab_settled_last_entry_comes_back);
+	tcase_add_test(core, test_objtab_settles_when_asked_after_first_apply);
 	suite_add_tcase(s, core);
 	return s;
 }
