@@ -3,16 +3,17 @@
  * contents and reports a size it cannot allocate, and the capacity it
  * computes doubles from the first size; the uint64 map finds, replaces,
  * deletes (with the backward shift keeping every other key reachable) and
- * iterates; ids whose home is taken probe on by FSTAP_ID_STEP (17) slots,
- * a delete in the middle of such a chain shifts the later ids back by
- * their probe distance (fstap_id_dist) but not one whose own home is
- * later on the chain, and random puts, deletes and gets agree with a
- * plain array: of dense ids, ids differing in their low bits only and ids
- * whose high bits are hashed, through growth, and of 32 ids whose chain
- * wraps round a 64-slot table; saturating addition; the clocks move
- * forward and a deadline is a normalised timespec ahead of the realtime
- * clock; the byte hash
- * gives distinct values to a million names of the shapes file systems hold
+ * iterates; keys of one home slot (fstap_id_home) land one probe further
+ * each, and close up when the first and a middle one go; ids whose home is
+ * taken probe on by FSTAP_ID_STEP (17) slots, a delete in the middle of
+ * such a chain shifts the later ids back by their probe distance
+ * (fstap_id_dist) but not one whose own home is later on the chain, and
+ * random puts, deletes and gets agree with a plain array: of dense ids,
+ * ids differing in their low bits only and ids whose high bits are hashed,
+ * through growth, and of 32 ids whose chain wraps round a 64-slot table;
+ * saturating addition; the clocks move forward and a deadline is a
+ * normalised timespec ahead of the realtime clock; the byte hash gives
+ * distinct values to a million names of the shapes file systems hold
  * (numbers of every length, prefixes, one name under many seeds), which
  * the replay compares listings by; the random filler is the same for the
  * same state and not for another.
@@ -116,27 +117,69 @@ START_TEST(map_put_get_del)
 }
 END_TEST
 
-/* Keys that share a home slot: deleting from the middle of a run. */
+/* n keys (id & 15 == low) whose home in a table of mask + 1 slots is home. */
+static size_t keys_with_home(uint64_t *keys, size_t n, size_t home, size_t mask)
+{
+	uint64_t hi;
+	size_t got = 0;
+
+	for (hi = 1; got < n; hi++)
+		if (fstap_id_home(hi << 4 | (home & 15), mask) == home)
+			keys[got++] = hi << 4 | (home & 15);
+	return got;
+}
+
+/* The slot that holds key, found by looking at every slot, not by probing; cap if none. */
+static size_t slot_holding(const struct fstap_map *m, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] == key)
+			break;
+	return i;
+}
+
+/*
+ * Keys that share a home slot (fstap_id_home): each put probes one step
+ * further than the one before, and deleting from the head and the middle
+ * of the run shifts the rest back, every key still found.
+ */
 START_TEST(map_collisions)
 {
 	struct fstap_map m = { 0 };
-	uint64_t keys[64], k;
-	size_t n = 0, i;
+	const size_t mask = 63, home = 5;
+	const size_t left[6] = { 1, 2, 4, 5, 6, 7 };	/* the keys after the deletes */
+	uint64_t keys[8];
+	size_t i;
 
-	/* Collect keys whose home in a 64-slot table is slot 5. */
-	for (k = 1; n < 8; k++)
-		if ((fstap_hash64(k) & 63) == 5)
-			keys[n++] = k;
-	for (i = 0; i < n; i++)
+	ck_assert_uint_eq(keys_with_home(keys, 8, home, mask), 8);
+	for (i = 0; i < 8; i++) {
+		ck_assert_uint_eq(fstap_id_home(keys[i], mask), home);
 		ck_assert_int_eq(fstap_map_put(&m, keys[i], i), 0);
-	ck_assert_uint_eq(m.cap, 64);
+	}
+	ck_assert_uint_eq(m.cap, mask + 1);
+	/* They collide: key i is i probes from the home they share. */
+	for (i = 0; i < 8; i++) {
+		size_t slot = slot_holding(&m, keys[i]);
+
+		ck_assert_uint_lt(slot, m.cap);
+		ck_assert_uint_eq(fstap_id_dist(home, slot, mask), i);
+		ck_assert_uint_eq(fstap_map_slot(&m, keys[i]), slot);
+	}
 	ck_assert(fstap_map_del(&m, keys[3], NULL));
 	ck_assert(fstap_map_del(&m, keys[0], NULL));
-	for (i = 0; i < n; i++) {
+	ck_assert(!fstap_map_del(&m, keys[3], NULL));
+	ck_assert_uint_eq(m.n, 6);
+	/* The rest shifted back: no hole left in the run. */
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(fstap_id_dist(home, slot_holding(&m, keys[left[i]]), mask), i);
+	for (i = 0; i < 8; i++) {
 		uint64_t *v = fstap_map_get(&m, keys[i]);
 
 		if (i == 0 || i == 3) {
 			ck_assert_ptr_null(v);
+			ck_assert_uint_eq(slot_holding(&m, keys[i]), m.cap);
 		} else {
 			ck_assert_ptr_nonnull(v);
 			ck_assert_uint_eq(*v, i);
@@ -174,18 +217,6 @@ START_TEST(map_iterate_and_pointers)
 	fstap_map_release(&m);
 }
 END_TEST
-
-/* n keys (id & 15 == low) whose home in a table of mask + 1 slots is home. */
-static size_t keys_with_home(uint64_t *keys, size_t n, size_t home, size_t mask)
-{
-	uint64_t hi;
-	size_t got = 0;
-
-	for (hi = 1; got < n; hi++)
-		if (fstap_id_home(hi << 4 | (home & 15), mask) == home)
-			keys[got++] = hi << 4 | (home & 15);
-	return got;
-}
 
 START_TEST(map_id_step_chain)
 {
