@@ -75,6 +75,14 @@ size_t fstap_pathmap_objects(const struct fstap_pathmap *pm);
  */
 void fstap_pathmap_on_forget(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
 			     void *arg);
+/*
+ * Calls fn(arg, obj) when obj dies (the record just applied removed its
+ * last name, its last handle or the last name in it), from within
+ * fstap_pathmap_apply, once per death: obj may still come back within the
+ * grace period, and die again. fn must not apply records. NULL: no call.
+ */
+void fstap_pathmap_on_death(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
+			    void *arg);
 /* Learns from one record (after its paths were taken). 0 or -ENOMEM. */
 int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
 
@@ -89,6 +97,12 @@ enum fstap_kind {
 enum fstap_kind fstap_kind_of_mode(uint64_t mode);
 /* The kind of obj as far as the records learned tell (the root is a directory). */
 enum fstap_kind fstap_pathmap_kind(const struct fstap_pathmap *pm, uint64_t obj);
+/*
+ * obj if it is a directory (fstap_pathmap_kind), else the directory of the
+ * name its path uses (fstap_pathmap_parent; 0 if none is known): one
+ * lookup for both.
+ */
+uint64_t fstap_pathmap_dir_of(const struct fstap_pathmap *pm, uint64_t obj);
 /*
  * Learns the kinds rec (of any type, applied or not yet) gives, and calls
  * fn(arg, obj, kind) (if fn is not NULL) for each object it gives one, or

@@ -111,6 +111,24 @@ static inline size_t fstap_id_home(uint64_t id, size_t mask)
 	return ((fstap_hash64(id >> 4) << 4) | (id & 15)) & mask;
 }
 
+/*
+ * The probe step from a home of fstap_id_home: 17, one block of 16 slots
+ * on and one slot more, so that the ids whose home block another block's
+ * ids hold go on together into the next block (one probe more), not
+ * behind the 16 of them one by one; odd, so that probing visits every
+ * slot of a table of 2^k slots. FSTAP_ID_STEP_INV is its inverse modulo
+ * 2^64 (fstap_id_dist).
+ */
+#define FSTAP_ID_STEP 17u
+#define FSTAP_ID_STEP_INV 0xf0f0f0f0f0f0f0f1ull
+_Static_assert((uint64_t)(FSTAP_ID_STEP * FSTAP_ID_STEP_INV) == 1, "FSTAP_ID_STEP_INV");
+
+/* How many probes from slot a reach slot b (mask + 1 slots, a power of two). */
+static inline size_t fstap_id_dist(size_t a, size_t b, size_t mask)
+{
+	return (size_t)(((uint64_t)(b - a) * FSTAP_ID_STEP_INV) & mask);
+}
+
 /* Unaligned little loads of 8 and 4 bytes (memcpy: one instruction each). */
 static inline uint64_t fstap_load64(const void *p)
 {
@@ -179,7 +197,7 @@ static inline size_t fstap_map_slot(const struct fstap_map *m, uint64_t key)
 	size_t mask = m->cap - 1, i = fstap_id_home(key, mask);
 
 	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & mask;
+		i = (i + FSTAP_ID_STEP) & mask;
 	return i;
 }
 

@@ -80,7 +80,11 @@ struct an_objtab;
 
 int an_objtab_new(struct an_objtab **out);
 void an_objtab_free(struct an_objtab *t);
-/* The entry of obj, or NULL (get) / a new zeroed entry (add; NULL on ENOMEM). */
+/*
+ * The entry of obj, or NULL (get) / a new zeroed entry (add; NULL on
+ * ENOMEM). Either may bring back a settled entry (an_objtab_settle_dead),
+ * which moves the table: pointers from get/add end at the next get or add.
+ */
 struct an_obj *an_objtab_get(struct an_objtab *t, uint64_t obj);
 struct an_obj *an_objtab_add(struct an_objtab *t, uint64_t obj);
 /* Forgets obj (if known); moves another entry: pointers from get/add end here. */
@@ -96,10 +100,28 @@ int an_objtab_apply(struct an_objtab *t, struct fstap_pathmap *pm, const struct 
  * From then on, an_objtab_apply forgets an object when its pathmap does
  * (pathmap.h: dead for the grace period), calling fn(o, arg) first (if not
  * NULL) while o's path still resolves. An entry the pathmap never knew
- * (no name) stays.
+ * (no name) stays. The first an_objtab_apply after it takes the
+ * pathmap's hooks (on_forget, and on_death if an_objtab_settle_dead came
+ * first) for the table, once: an_objtab_settle_dead called later takes
+ * on_death itself.
  */
 void an_objtab_forget_dead(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
-/* Calls fn for every entry. */
+/*
+ * With an_objtab_forget_dead, before or after the first an_objtab_apply:
+ * from then on, when the pathmap finds an object dead (it may still come
+ * back), its entry is settled if is_bare(o) says it holds what *bare
+ * holds (obj aside): the table keeps its id and no entry. A settled
+ * entry comes back as *bare when get or add ask for it, and is *bare for
+ * the fn of its forgetting and for an_objtab_each: the dead of the grace
+ * period cost a map slot each instead of an entry, and every answer stays
+ * the same.
+ */
+void an_objtab_settle_dead(struct an_objtab *t, const struct an_obj *bare,
+			   bool (*is_bare)(const struct an_obj *o));
+/*
+ * Calls fn for every entry; for a settled one with a copy of it (what fn
+ * changes there is lost).
+ */
 void an_objtab_each(struct an_objtab *t, void (*fn)(struct an_obj *o, void *arg), void *arg);
 
 /* ---- the access order analysis (order.c) ------------------------------ */

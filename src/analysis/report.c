@@ -204,6 +204,17 @@ static void forgot(struct an_obj *o, void *arg)
 		r->oom = 1;
 }
 
+/*
+ * A dead object's entry that holds only that it was touched: the table
+ * keeps its id alone until the pathmap forgets it (an_objtab_settle_dead).
+ */
+static const struct an_obj touched_only = { .report.touched = true };
+
+static bool is_touched_only(const struct an_obj *o)
+{
+	return o->report.touched && !o->report.ops && !o->ino && !o->ino_from_state && !o->priv;
+}
+
 /* ---- the pass over the trace -------------------------------------------- */
 
 /* Marks obj touched; its entry (NULL for none or on ENOMEM, r->oom then set). */
@@ -221,21 +232,14 @@ static struct an_obj *touch(struct rep *r, uint64_t obj)
 	return o;
 }
 
-/*
- * The directory an application record is counted for ("busiest
- * directories"); o: the entry of rec->obj, or NULL.
- */
+/* The directory an application record is counted for ("busiest directories"). */
 static uint64_t busy_dir(const struct rep *r, const struct fstap_rec *rec)
 {
 	const struct fstap_op_info *oi = fstap_op_info(rec->op);
 
 	if (oi && (oi->props & FSTAP_OPP_DIRENT))
 		return rec->obj;
-	if (!rec->obj)
-		return 0;
-	if (fstap_pathmap_kind(r->pm, rec->obj) == FSTAP_KIND_DIR)
-		return rec->obj;
-	return fstap_pathmap_parent(r->pm, rec->obj);
+	return fstap_pathmap_dir_of(r->pm, rec->obj);
 }
 
 static void io_account(struct rep *r, const struct fstap_rec *rec, int which)
@@ -390,6 +394,7 @@ static int rep_init(struct rep *r, const char *trace, unsigned top)
 	if (an_objtab_new(&r->objs) || fstap_pathmap_new(&r->pm) || an_access_new(&r->order))
 		return -ENOMEM;
 	an_objtab_forget_dead(r->objs, forgot, r);
+	an_objtab_settle_dead(r->objs, &touched_only, is_touched_only);
 	return 0;
 }
 

@@ -308,24 +308,23 @@ int chunk_dec_next(struct chunk_dec *d, struct fstap_rec *rec)
 		c.end = c.p + len;
 		c.bad = false;
 		d->nrec_seen++;
-		oi = fstap_op_info(op);
-		if (!oi || op == FSTAP_OP_NONE) {
-			/*
-			 * A type from a later version. An operation type still
-			 * carries the operation header, which feeds the chunk's
-			 * running state (time, thread, credentials): decode it,
-			 * then skip the body.
-			 */
-			if (op != FSTAP_OP_NONE && op < FSTAP_OP_META_FIRST &&
-			    (ret = get_op_header(d, &c, rec)))
-				return ret;
+		oi = op == FSTAP_OP_NONE ? NULL : fstap_op_info(op);
+		if (oi) {
+			memset(rec, 0, sizeof(*rec));
+			rec->op = op;
+		}
+		/*
+		 * An operation type carries the operation header, which feeds
+		 * the chunk's running state (time, thread, credentials): it is
+		 * decoded for a type from a later version too (!oi), whose
+		 * body is then skipped. One call: it is inlined.
+		 */
+		if (op != FSTAP_OP_NONE && !fstap_op_is_meta(op) && (ret = get_op_header(d, &c, rec)))
+			return ret;
+		if (!oi) {
 			d->skipped++;
 			continue;
 		}
-		memset(rec, 0, sizeof(*rec));
-		rec->op = op;
-		if (!(oi->props & FSTAP_OPP_META) && (ret = get_op_header(d, &c, rec)))
-			return ret;
 		if ((ret = get_fields(d, &c, rec, oi)))
 			return ret;
 		return 1;

@@ -119,30 +119,37 @@ static inline uint64_t get_varint_room(struct cursor *c)
 	return v | (uint64_t)*p << 63;
 }
 
-static inline uint64_t get_varint(struct cursor *c)
+/*
+ * get_varint with fewer than FSTAP_VARINT_MAX bytes left: each byte is
+ * checked against the end, and there is no tenth byte to check.
+ */
+static inline uint64_t get_varint_short(struct cursor *c)
 {
+	const uint8_t *p = c->p;
 	uint64_t v = 0;
-	unsigned shift = 0;
+	unsigned shift;
 
-	if (c->p < c->end && *c->p < 0x80)
-		return *c->p++;
-	if (c->end - c->p >= FSTAP_VARINT_MAX)
-		return get_varint_room(c);
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
+	for (shift = 0; p < c->end; shift += 7) {
+		uint8_t b = *p++;
 
-		if (shift == 63 && b > 1)
-			break;
 		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
+		if (!(b & 0x80)) {
+			c->p = p;
 			return v;
-		shift += 7;
-		if (shift > 63)
-			break;
+		}
 	}
 	c->bad = true;
 	c->p = c->end;
 	return 0;
+}
+
+static inline uint64_t get_varint(struct cursor *c)
+{
+	if (c->p < c->end && *c->p < 0x80)
+		return *c->p++;
+	if (c->end - c->p >= FSTAP_VARINT_MAX)
+		return get_varint_room(c);
+	return get_varint_short(c);
 }
 
 static inline uint8_t get_u8(struct cursor *c)

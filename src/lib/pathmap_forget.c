@@ -2,8 +2,9 @@
  * pathmap_forget.c: how a pathmap forgets (pathmap.h has the rules): the
  * handles open on each object, the objects that may have died during a
  * record, the queue of the dead in order of death (linked through their
- * nodes: each is in it once, at its latest death), and their forgetting
- * once the grace period has passed (the caller told first).
+ * nodes: each is in it once, at its latest death; the caller told of each
+ * death), and their forgetting once the grace period has passed (the
+ * caller told first).
  */
 #include <errno.h>
 
@@ -14,6 +15,13 @@ void fstap_pathmap_on_forget(struct fstap_pathmap *pm, void (*fn)(void *arg, uin
 {
 	pm->on_forget = fn;
 	pm->forget_arg = arg;
+}
+
+void fstap_pathmap_on_death(struct fstap_pathmap *pm, void (*fn)(void *arg, uint64_t obj),
+			    void *arg)
+{
+	pm->on_death = fn;
+	pm->death_arg = arg;
 }
 
 void pm_maybe_dying(struct fstap_pathmap *pm, uint64_t obj)
@@ -133,6 +141,8 @@ int pm_bury(struct fstap_pathmap *pm)
 			unbury(pm, ni);
 		nd->died_ns = pm->now_ns + 1;
 		bury(pm, ni);
+		if (pm->on_death)
+			pm->on_death(pm->death_arg, nd->obj);
 	}
 	if (pm->oom) {
 		pm->oom = false;

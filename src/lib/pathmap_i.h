@@ -74,6 +74,8 @@ struct fstap_pathmap {
 	uint32_t found;
 	void (*on_forget)(void *arg, uint64_t obj);
 	void *forget_arg;
+	void (*on_death)(void *arg, uint64_t obj);
+	void *death_arg;
 	bool oom;		/* a push to dying failed */
 };
 
@@ -91,7 +93,7 @@ static inline uint32_t pm_find_node(const struct fstap_pathmap *pm, uint64_t obj
 
 	if (pm->found < pm->nnodes && pm->nodes[pm->found].obj == obj)
 		return pm->found;
-	for (i = fstap_id_home(obj, mask);; i = (i + 1) & mask) {
+	for (i = fstap_id_home(obj, mask);; i = (i + FSTAP_ID_STEP) & mask) {
 		uint32_t v = pm->by_obj[i];
 
 		if (!v)

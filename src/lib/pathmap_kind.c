@@ -26,6 +26,20 @@ enum fstap_kind fstap_pathmap_kind(const struct fstap_pathmap *pm, uint64_t obj)
 	return ni == PM_NONE ? FSTAP_KIND_UNKNOWN : (enum fstap_kind)pm->nodes[ni].kind;
 }
 
+uint64_t fstap_pathmap_dir_of(const struct fstap_pathmap *pm, uint64_t obj)
+{
+	uint32_t ni;
+
+	if (obj == FSTAP_ROOT_OBJ)
+		return obj;
+	ni = obj ? pm_find_node(pm, obj) : PM_NONE;
+	if (ni == PM_NONE)
+		return 0;
+	if (pm->nodes[ni].kind == FSTAP_KIND_DIR)
+		return obj;
+	return pm->nodes[ni].names ? pm->names[pm->nodes[ni].names - 1].parent : 0;
+}
+
 /* What fstap_pathmap_learn_kind is doing: the pathmap and whom to tell. */
 struct teach {
 	struct fstap_pathmap *pm;

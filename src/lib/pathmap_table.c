@@ -16,7 +16,7 @@ static void insert_obj_slot(struct fstap_pathmap *pm, uint32_t idx)
 	size_t mask = pm->nslots - 1, i = fstap_id_home(pm->nodes[idx].obj, mask);
 
 	while (pm->by_obj[i])
-		i = (i + 1) & mask;
+		i = (i + FSTAP_ID_STEP) & mask;
 	pm->by_obj[i] = idx + 1;
 }
 
@@ -116,7 +116,7 @@ static size_t obj_slot(const struct fstap_pathmap *pm, uint64_t obj)
 	size_t mask = pm->nslots - 1, i = fstap_id_home(obj, mask);
 
 	while (pm->nodes[pm->by_obj[i] - 1].obj != obj)
-		i = (i + 1) & mask;
+		i = (i + FSTAP_ID_STEP) & mask;
 	return i;
 }
 
@@ -126,11 +126,11 @@ void pm_remove_node(struct fstap_pathmap *pm, uint32_t ni)
 
 	/* the slot goes by backward shift, the node by moving the last one in */
 	i = obj_slot(pm, pm->nodes[ni].obj);
-	for (j = (i + 1) & mask; pm->by_obj[j]; j = (j + 1) & mask) {
+	for (j = (i + FSTAP_ID_STEP) & mask; pm->by_obj[j]; j = (j + FSTAP_ID_STEP) & mask) {
 		size_t home = fstap_id_home(pm->nodes[pm->by_obj[j] - 1].obj, mask);
 
 		/* the entry at j may fill the hole at i if i is on its probe path */
-		if (((j - home) & mask) >= ((j - i) & mask)) {
+		if (fstap_id_dist(home, j, mask) >= fstap_id_dist(i, j, mask)) {
 			pm->by_obj[i] = pm->by_obj[j];
 			i = j;
 		}

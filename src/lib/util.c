@@ -146,11 +146,11 @@ bool fstap_map_del(struct fstap_map *m, uint64_t key, uint64_t *val)
 	m->keys[i] = 0;
 	m->n--;
 	/* Backward shift: move later members of the run into the hole. */
-	for (j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+	for (j = (i + FSTAP_ID_STEP) & mask; m->keys[j]; j = (j + FSTAP_ID_STEP) & mask) {
 		size_t home = fstap_id_home(m->keys[j], mask);
 
-		/* Move j to i unless its home lies cyclically in (i, j]. */
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+		/* Move j to i if i is on its probe path (no farther from its home). */
+		if (fstap_id_dist(home, j, mask) >= fstap_id_dist(i, j, mask)) {
 			m->keys[i] = m->keys[j];
 			m->vals[i] = m->vals[j];
 			m->keys[j] = 0;

@@ -11,6 +11,15 @@
  * an object not known, failed ones, the objects told, learned ahead of the
  * names too; whether a directory is on
  * an object's path (links, lookups, renames, listings, a parent loop).
+ * The death callback (fstap_pathmap_on_death): once per death, with the
+ * dead object's id, at the record that kills it (a last name, a last
+ * handle, a directory's last name in it), again at a later death, never
+ * for the living. fstap_pathmap_dir_of agrees with the kind and parent
+ * lookups through renames, hard links, unlinks, the root and unknown
+ * objects. The object table's 17-slot probing: random creates and
+ * forgettings of dense ids, ids differing in their low bits only and
+ * hashed ones, and 120 ids of one home whose probe chain wraps round the
+ * table, leave every living object found and every forgotten one gone.
  */
 #include <check.h>
 #include <errno.h>
@@ -451,6 +460,271 @@ START_TEST(test_dead_again_counts_from_the_latest_death)
 }
 END_TEST
 
+/* The deaths fstap_pathmap_on_death told, in order. */
+static uint64_t deaths[64];
+static size_t ndeaths;
+
+static void on_death(void *arg, uint64_t obj)
+{
+	ck_assert_ptr_eq(arg, deaths);
+	ck_assert_uint_lt(ndeaths, 64);
+	deaths[ndeaths++] = obj;
+}
+
+/* The record at t_ms told exactly the deaths of the n ids after it (0: none). */
+#define DEATHS_AT(t_ms, op, obj, name, child, ...)                                                \
+	do {                                                                                     \
+		const uint64_t want_[] = { 0, __VA_ARGS__ };                                      \
+		size_t i_;                                                                       \
+		ndeaths = 0;                                                                     \
+		at(t_ms, op, obj, name, child);                                                  \
+		ck_assert_uint_eq(ndeaths, sizeof(want_) / sizeof(want_[0]) - 1);                 \
+		for (i_ = 0; i_ < ndeaths; i_++)                                                 \
+			ck_assert_uint_eq(deaths[i_], want_[i_ + 1]);                            \
+	} while (0)
+
+START_TEST(test_death_callback)
+{
+	const uint64_t g = GRACE_MS;
+
+	ndeaths = 0;
+	fstap_pathmap_on_death(pm, on_death, deaths);
+	/* a file closed, then unlinked: its death is the unlink's */
+	DEATHS_AT(0, FSTAP_OP_CREATE, 1, "a", 2);
+	DEATHS_AT(0, FSTAP_OP_RELEASE, 2, NULL, 0);
+	DEATHS_AT(0, FSTAP_OP_GETATTR, 2, NULL, 0);
+	DEATHS_AT(0, FSTAP_OP_UNLINK, 1, "a", 0, 2);
+	/* unlinked while open: its death is the release's */
+	DEATHS_AT(1, FSTAP_OP_CREATE, 1, "b", 3);
+	DEATHS_AT(1, FSTAP_OP_UNLINK, 1, "b", 0);
+	DEATHS_AT(1, FSTAP_OP_RELEASE, 3, NULL, 0, 3);
+	/* one of two names gone: alive; the second: dead */
+	DEATHS_AT(2, FSTAP_OP_CREATE, 1, "c", 4);
+	DEATHS_AT(2, FSTAP_OP_RELEASE, 4, NULL, 0);
+	apply(FSTAP_OP_LINK, 4, NULL, 0, 1, "c2", 0);
+	DEATHS_AT(2, FSTAP_OP_UNLINK, 1, "c", 0);
+	DEATHS_AT(2, FSTAP_OP_UNLINK, 1, "c2", 0, 4);
+	/* opened and closed again at its death's time: no new death */
+	DEATHS_AT(2, FSTAP_OP_OPEN, 4, NULL, 0);
+	DEATHS_AT(2, FSTAP_OP_RELEASE, 4, NULL, 0);
+	/* later, within the grace period: a death again, once */
+	DEATHS_AT(3, FSTAP_OP_OPEN, 4, NULL, 0);
+	DEATHS_AT(3, FSTAP_OP_RELEASE, 4, NULL, 0, 4);
+	/* a removed directory with an open, unlinked file in it dies when the file is forgotten */
+	DEATHS_AT(4, FSTAP_OP_MKDIR, 1, "d", 5);
+	DEATHS_AT(4, FSTAP_OP_CREATE, 5, "x", 6);
+	DEATHS_AT(4, FSTAP_OP_UNLINK, 5, "x", 0);
+	DEATHS_AT(4, FSTAP_OP_RMDIR, 1, "d", 0);
+	DEATHS_AT(5, FSTAP_OP_RELEASE, 6, NULL, 0, 6);
+	ck_assert_str_eq(path(5), "/d");
+	DEATHS_AT(5 + g, FSTAP_OP_GETATTR, 1, NULL, 0, 5);
+	/* the living were never told; the forgetting tells no death */
+	DEATHS_AT(5 + 3 * g, FSTAP_OP_GETATTR, 1, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 0);
+	DEATHS_AT(5 + 3 * g, FSTAP_OP_MKDIR, 1, "e", 7);
+	DEATHS_AT(5 + 3 * g, FSTAP_OP_CREATE, 7, "y", 8);
+	DEATHS_AT(5 + 3 * g, FSTAP_OP_RELEASE, 8, NULL, 0);
+	DEATHS_AT(5 + 4 * g, FSTAP_OP_GETATTR, 8, NULL, 0);
+	ck_assert_uint_eq(fstap_pathmap_objects(pm), 2);
+	/* NULL: no more calls */
+	fstap_pathmap_on_death(pm, NULL, NULL);
+	DEATHS_AT(5 + 4 * g, FSTAP_OP_UNLINK, 7, "y", 0);
+}
+END_TEST
+
+/* The directory of obj the way fstap_pathmap_dir_of stands for: a kind, then a parent. */
+static uint64_t dir_two_lookups(uint64_t obj)
+{
+	if (!obj)
+		return 0;
+	if (fstap_pathmap_kind(pm, obj) == FSTAP_KIND_DIR)
+		return obj;
+	return fstap_pathmap_parent(pm, obj);
+}
+
+/* dir_of agrees with the two lookups for every id up to 20, and obj's is want. */
+static void dir_is(uint64_t obj, uint64_t want, int line)
+{
+	uint64_t o;
+
+	for (o = 0; o <= 20; o++)
+		ck_assert_msg(fstap_pathmap_dir_of(pm, o) == dir_two_lookups(o),
+			      "line %d: dir_of(%llu) %llu, two lookups %llu", line,
+			      (unsigned long long)o, (unsigned long long)fstap_pathmap_dir_of(pm, o),
+			      (unsigned long long)dir_two_lookups(o));
+	ck_assert_msg(fstap_pathmap_dir_of(pm, obj) == want, "line %d: dir_of(%llu) %llu, not %llu",
+		      line, (unsigned long long)obj,
+		      (unsigned long long)fstap_pathmap_dir_of(pm, obj), (unsigned long long)want);
+}
+#define DIR_IS(obj, want) dir_is(obj, want, __LINE__)
+
+/* A record at t_ms, its kinds learned first (as the reader does). */
+static void learn_apply(uint64_t t_ms, unsigned op, uint64_t obj, const char *name,
+			uint64_t child, uint64_t newparent, const char *newname)
+{
+	struct fstap_rec r = { .op = (uint16_t)op, .obj = obj, .child = child,
+			       .newparent = newparent, .start_ns = t_ms * 1000000 };
+
+	if (name)
+		r.name = B(name);
+	if (newname)
+		r.newname = B(newname);
+	ck_assert_int_eq(fstap_pathmap_learn_kind(pm, &r, NULL, NULL), 0);
+	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
+}
+
+static void learn_at(uint64_t t_ms, unsigned op, uint64_t obj, const char *name, uint64_t child)
+{
+	learn_apply(t_ms, op, obj, name, child, 0, NULL);
+}
+
+START_TEST(test_dir_of)
+{
+	DIR_IS(0, 0);
+	DIR_IS(FSTAP_ROOT_OBJ, FSTAP_ROOT_OBJ);
+	DIR_IS(9, 0);			/* unknown */
+	learn_at(0, FSTAP_OP_MKDIR, 1, "d", 2);
+	learn_at(0, FSTAP_OP_MKDIR, 2, "e", 3);
+	learn_at(0, FSTAP_OP_CREATE, 2, "f", 4);
+	learn_at(0, FSTAP_OP_RELEASE, 4, NULL, 0);
+	DIR_IS(2, 2);
+	DIR_IS(3, 3);
+	DIR_IS(4, 2);
+	/* renames: a file's directory follows, a directory stays its own */
+	learn_apply(0, FSTAP_OP_RENAME, 2, "f", 0, 3, "g");
+	DIR_IS(4, 3);
+	learn_apply(0, FSTAP_OP_RENAME, 2, "e", 0, 1, "e");
+	DIR_IS(3, 3);
+	DIR_IS(4, 3);
+	/* hard links: the name the path uses (a lookup through the other chooses it) */
+	learn_apply(0, FSTAP_OP_LINK, 4, NULL, 0, 2, "h");
+	learn_at(0, FSTAP_OP_LOOKUP, 2, "h", 4);
+	DIR_IS(4, 2);
+	learn_at(0, FSTAP_OP_LOOKUP, 3, "g", 4);
+	DIR_IS(4, 3);
+	learn_at(0, FSTAP_OP_UNLINK, 3, "g", 0);
+	DIR_IS(4, 2);
+	/* unlinked: dead within the grace period, then forgotten */
+	learn_at(0, FSTAP_OP_UNLINK, 2, "h", 0);
+	DIR_IS(4, 2);
+	/* a lookup in a directory not known: both known now; an object opened, with no name */
+	learn_at(0, FSTAP_OP_LOOKUP, 15, "x", 16);
+	DIR_IS(16, 15);
+	DIR_IS(15, 15);
+	learn_at(0, FSTAP_OP_OPEN, 17, NULL, 0);
+	DIR_IS(17, 0);
+	learn_at(0, FSTAP_OP_RMDIR, 1, "e", 0);
+	DIR_IS(3, 3);
+	learn_at(2 * GRACE_MS, FSTAP_OP_GETATTR, 1, NULL, 0);
+	DIR_IS(4, 0);
+	DIR_IS(3, 0);
+	DIR_IS(2, 2);
+	DIR_IS(FSTAP_ROOT_OBJ, FSTAP_ROOT_OBJ);
+}
+END_TEST
+
+/* The ids of test_obj_table_churn: dense, high ones differing in the low bits, hashed ones. */
+static uint64_t churn_id(size_t i)
+{
+	if (i < 1500)
+		return i + 2;
+	if (i < 3000)
+		return 0xfeed000000ull + (i - 1500);
+	return (uint64_t)(i - 3000 + 1) << 24 | 7;
+}
+
+/*
+ * Rounds of creates and unlinks of random ids, each round a grace period
+ * after the one before (the dead forgotten, their nodes removed from the
+ * object table by backward shift): every living id is found by its name,
+ * every forgotten one is unknown, and the count agrees.
+ */
+START_TEST(test_obj_table_churn)
+{
+	enum { N = 4500 };
+	static bool alive[N];
+	char name[32];
+	uint64_t seed = 5, t = 0, r;
+	size_t round, i, nalive = 0;
+
+	memset(alive, 0, sizeof(alive));
+	for (round = 0; round < 24; round++) {
+		t += GRACE_MS + 1;
+		for (i = 0; i < N; i++) {
+			r = fstap_splitmix64(&seed) % 100;
+			snprintf(name, sizeof(name), "n%zu", i);
+			if (!alive[i] && r < (round < 12 ? 30u : 10u)) {
+				at(t, FSTAP_OP_CREATE, 1, name, churn_id(i));
+				at(t, FSTAP_OP_RELEASE, churn_id(i), NULL, 0);
+				alive[i] = true;
+				nalive++;
+			} else if (alive[i] && r >= (round < 12 ? 85u : 40u)) {
+				at(t, FSTAP_OP_UNLINK, 1, name, 0);
+				alive[i] = false;
+				nalive--;
+			}
+		}
+		at(t + GRACE_MS + 1, FSTAP_OP_GETATTR, 1, NULL, 0);
+		ck_assert_uint_eq(fstap_pathmap_objects(pm), nalive);
+		for (i = 0; i < N; i++) {
+			uint64_t obj = churn_id(i);
+
+			snprintf(name, sizeof(name), "n%zu", i);
+			ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B(name)), alive[i] ? obj : 0);
+			ck_assert_uint_eq(fstap_pathmap_parent(pm, obj), alive[i] ? 1 : 0);
+			ck_assert_uint_eq(fstap_pathmap_dir_of(pm, obj), alive[i] ? 1 : 0);
+		}
+	}
+}
+END_TEST
+
+/*
+ * 120 ids of one home (in tables of up to 4096 slots, so whatever the
+ * object table's size): one probe chain that wraps round the table; the
+ * forgetting of every third, then of every other one left, shifts the
+ * rest back across the wrap, and each is still found.
+ */
+START_TEST(test_obj_table_one_long_chain)
+{
+	enum { N = 120 };
+	uint64_t ids[N], hi, t = 0;
+	bool alive[N];
+	char name[32];
+	size_t n = 0, i, pass, nalive = N;
+
+	for (hi = 1; n < N; hi++)
+		if (fstap_id_home(hi << 4 | 9, 4095) == fstap_id_home(1 << 4 | 9, 4095))
+			ids[n++] = hi << 4 | 9;
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "c%zu", i);
+		at(t, FSTAP_OP_CREATE, 1, name, ids[i]);
+		at(t, FSTAP_OP_RELEASE, ids[i], NULL, 0);
+		alive[i] = true;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		size_t k = 0;
+
+		for (i = 0; i < N; i++) {
+			if (!alive[i] || k++ % (pass ? 2 : 3))
+				continue;
+			snprintf(name, sizeof(name), "c%zu", i);
+			at(t, FSTAP_OP_UNLINK, 1, name, 0);
+			alive[i] = false;
+			nalive--;
+		}
+		t += GRACE_MS + 1;
+		at(t, FSTAP_OP_GETATTR, 1, NULL, 0);
+		ck_assert_uint_eq(fstap_pathmap_objects(pm), nalive);
+		for (i = 0; i < N; i++) {
+			snprintf(name, sizeof(name), "c%zu", i);
+			ck_assert_msg(fstap_pathmap_parent(pm, ids[i]) == (alive[i] ? 1 : 0),
+				      "pass %zu: id %zu", pass, i);
+			ck_assert_uint_eq(fstap_pathmap_lookup(pm, 1, B(name)), alive[i] ? ids[i] : 0);
+		}
+	}
+}
+END_TEST
+
 static void apply_rec(struct fstap_rec r)
 {
 	ck_assert_int_eq(fstap_pathmap_apply(pm, &r), 0);
@@ -601,6 +875,10 @@ static Suite *pathmap_suite(void)
 	tcase_add_test(names, test_dead_again_counts_from_the_latest_death);
 	tcase_add_test(core, test_kinds);
 	tcase_add_test(core, test_below);
+	tcase_add_test(names, test_death_callback);
+	tcase_add_test(core, test_dir_of);
+	tcase_add_test(limits, test_obj_table_churn);
+	tcase_add_test(limits, test_obj_table_one_long_chain);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, names);
 	suite_add_tcase(s, limits);

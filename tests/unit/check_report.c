@@ -4,7 +4,10 @@
  * chunks interleave gives the report of the same records written in time
  * order, and a trace in time order gives the same report from a file (read
  * in file order) as from a pipe (through the sorter), an interleaved one
- * from a pipe by name (which cannot be read twice) as from a file.
+ * from a pipe by name (which cannot be read twice) as from a file. Files
+ * touched and unlinked are each counted once, whether forgotten during the
+ * trace, dead within the grace period at its end (settled entries) or
+ * touched again after their death.
  */
 #include <check.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 
 #include "analysis/analysis.h"
 #include "tests/unit/fixtures.h"
+#include "fstap/pathmap.h"
 #include "fstap/trace.h"
 
 #define PID 7
@@ -174,6 +178,58 @@ START_TEST(test_report_named_pipe_interleaved)
 }
 END_TEST
 
+/* One record of process PID at t_ms, named "c<file>" unless file < 0. */
+static void add_at(struct fstap_writer *w, uint64_t t_ms, unsigned op, uint64_t obj,
+		   int file, uint64_t child)
+{
+	struct fstap_rec r = { .op = (uint16_t)op, .tid = PID, .pid = PID, .obj = obj,
+			       .child = child, .start_ns = t_ms * 1000000, .dur_ns = 10 };
+	char name[16];
+
+	if (file >= 0) {
+		snprintf(name, sizeof(name), "c%d", file);
+		r.name = B(name);
+	}
+	ck_assert_int_eq(fstap_writer_add(w, &r), 0);
+}
+
+/*
+ * Six files created in the root: 0 and 1 unlinked at once (forgotten a
+ * grace period later, within the trace), 2 to 4 unlinked near its end
+ * (dead within the grace period when it ends), 3 looked at again after its
+ * death; 5 stays.
+ */
+START_TEST(test_report_touched_dead_files_counted_once)
+{
+	const uint64_t g = FSTAP_PATHMAP_GRACE_NS / 1000000;
+	struct fstap_trace_info info = { .metadata_json =
+		(char *)"{\"recorder\":{\"flush_interval_ns\":100000}}" };
+	struct fstap_rec p = { .op = FSTAP_OP_PROCESS, .pid = PID, .comm = B("churn") };
+	struct fstap_writer *w;
+	char *text;
+	uint64_t i;
+
+	ck_assert_int_eq(fstap_writer_open(&w, path, &info, 0), 0);
+	ck_assert_int_eq(fstap_writer_add(w, &p), 0);
+	for (i = 0; i < 6; i++) {
+		add_at(w, 1 + i, FSTAP_OP_CREATE, 1, (int)i, 100 + i);
+		add_at(w, 1 + i, FSTAP_OP_RELEASE, 100 + i, -1, 0);
+		if (i < 2)
+			add_at(w, 1 + i, FSTAP_OP_UNLINK, 1, (int)i, 0);
+	}
+	for (i = 2; i < 5; i++)
+		add_at(w, 2 * g, FSTAP_OP_UNLINK, 1, (int)i, 0);
+	add_at(w, 2 * g + 1, FSTAP_OP_GETATTR, 103, -1, 0);
+	add_at(w, 2 * g + 2, FSTAP_OP_GETATTR, 105, -1, 0);
+	ck_assert_int_eq(fstap_writer_close(w, 0, false), 0);
+	fstap_writer_free(w);
+	text = report(path);
+	ck_assert_msg(strstr(text, "\"files\": 6,") || strstr(text, "\"files\": 6\n"),
+		      "files touched not 6:\n%.60s", strstr(text, "\"touched\""));
+	free(text);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -183,6 +239,7 @@ static Suite *report_suite(void)
 	tcase_add_test(core, test_report_interleaved_chunks_in_time_order);
 	tcase_add_test(core, test_report_file_order_as_sorted);
 	tcase_add_test(core, test_report_named_pipe_interleaved);
+	tcase_add_test(core, test_report_touched_dead_files_counted_once);
 	suite_add_tcase(s, core);
 	return s;
 }

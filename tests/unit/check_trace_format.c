@@ -1,7 +1,15 @@
 /*
  * check_trace_format.c: the record encoding: every record type round-trips
  * through a chunk, varint and zigzag edges, CRC32C, name interning, a full
- * chunk, and hostile payloads rejected without overruns.
+ * chunk, and hostile payloads rejected without overruns. A varint with
+ * fewer than FSTAP_VARINT_MAX bytes left (get_varint's short way): every
+ * length at every distance from the end reads the same value and stops
+ * after it, varints one after another, one cut by the end (bytes beyond
+ * it not read) is the same error as ever (bad, at the end, 0), and a bad
+ * cursor stays bad; in a payload, a varint cut by its record's end with
+ * bytes of the payload after it is rejected. A type of a later version:
+ * an operation's header is decoded (its body skipped), a meta type's body
+ * skipped whole.
  */
 #include <check.h>
 #include <errno.h>
@@ -125,6 +133,68 @@ START_TEST(test_trace_format_varint_edges)
 }
 END_TEST
 
+/* A varint with fewer than FSTAP_VARINT_MAX bytes left before the cursor's end. */
+START_TEST(test_trace_format_varint_near_the_end)
+{
+	static const uint64_t vals[] = { 0, 127, 128, 300, 16383, 16384, 1ull << 35,
+					 (1ull << 56) - 1, (1ull << 56), (1ull << 63) - 1 };
+	uint8_t buf[32];
+	unsigned i, len, left;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		len = (unsigned)(put_varint(buf, vals[i]) - buf);
+		/* whatever follows within the end is the next field's, never this one's */
+		memset(buf + len, 0x81, sizeof(buf) - len);
+		for (left = len; left < FSTAP_VARINT_MAX; left++) {
+			struct cursor c = { buf, buf + left, false };
+
+			ck_assert_uint_eq(get_varint(&c), vals[i]);
+			ck_assert_msg(!c.bad && c.p == buf + len, "value %u, %u bytes left", i, left);
+		}
+		/* cut by the end, with bytes of the same varint beyond it: bad, at the end, 0 */
+		for (left = 0; left < len; left++) {
+			struct cursor c = { buf, buf + left, false };
+
+			put_varint(buf, vals[i]);
+			ck_assert_uint_eq(get_varint(&c), 0);
+			ck_assert_msg(c.bad && c.p == c.end, "value %u cut at %u", i, left);
+		}
+	}
+	/* nine bytes, all continued: no end within the nine */
+	memset(buf, 0xff, sizeof(buf));
+	{
+		struct cursor c = { buf, buf + 9, false };
+
+		ck_assert_uint_eq(get_varint(&c), 0);
+		ck_assert(c.bad && c.p == buf + 9);
+		/* bad stays bad, and reads nothing */
+		ck_assert_uint_eq(get_varint(&c), 0);
+		ck_assert(c.bad && c.p == buf + 9);
+	}
+	/* varints one after another, each on the short way: 300, 0, 16384, 1 << 35, 5 */
+	{
+		uint8_t *p = buf;
+		struct cursor c;
+
+		p = put_varint(p, 300);
+		p = put_varint(p, 0);
+		p = put_varint(p, 16384);
+		p = put_varint(p, 1ull << 35);
+		p = put_varint(p, 5);
+		ck_assert_uint_eq((size_t)(p - buf), 2 + 1 + 3 + 6 + 1);
+		c = (struct cursor){ buf, p, false };
+		ck_assert_uint_eq(get_varint(&c), 300);
+		ck_assert_uint_eq(get_varint(&c), 0);
+		ck_assert_uint_eq(get_varint(&c), 16384);
+		ck_assert_uint_eq(get_varint(&c), 1ull << 35);
+		ck_assert_uint_eq(get_varint(&c), 5);
+		ck_assert(!c.bad && c.p == p);
+		get_varint(&c);
+		ck_assert(c.bad && c.p == p);
+	}
+}
+END_TEST
+
 START_TEST(test_trace_format_crc32c_check_value)
 {
 	static const char data[] = "123456789";
@@ -195,6 +265,30 @@ START_TEST(test_trace_format_unknown_type_is_skipped)
 END_TEST
 
 /*
+ * A meta type of a later version (200) carries no operation header: its
+ * body, though it reads like one (thread 8/8, uid 6), is skipped without
+ * changing the state the next record inherits (thread 9/9, uid 5).
+ */
+START_TEST(test_trace_format_unknown_meta_type_is_skipped)
+{
+	struct fstap_rec r = { .op = FSTAP_OP_STATFS, .tid = 9, .pid = 9, .uid = 5, .gid = 5,
+			       .obj = 1, .start_ns = 7, .dur_ns = 2 };
+	uint8_t payload[64] = { 77, 12, 0x03, 0, 0, 0, 9, 9, 5, 5, 4, 1, 2, 3,
+				200, 12, 0x03, 0, 0, 0, 8, 8, 6, 6, 4, 1, 2, 3,
+				FSTAP_OP_STATFS, 4, 0, 14, 2, 1 };
+	struct fixture fx;
+	struct expect e = { &fx, 1, 0, NULL };
+
+	ck_assert_int_ge(200, FSTAP_OP_META_FIRST);
+	ck_assert_ptr_null(fstap_op_info(200));
+	fx.rec = r;
+	ck_assert_int_eq(fstap_chunk_decode(payload, 34, 0, check_each, &e), 0);
+	ck_assert_uint_eq(e.seen, 1);
+	ck_assert_msg(e.diff == NULL, "%s", e.diff);
+}
+END_TEST
+
+/*
  * The xattr values of version 1.1: a binary setxattr value comes back
  * exactly, and a 1.0 record (the same body without its value, the field
  * 1.1 appended) reads with an empty value and its size intact.
@@ -248,6 +342,7 @@ START_TEST(test_trace_format_hostile_payloads_rejected)
 		{ { 1, 4, 1, 0, 0, 3 }, 6 },		/* reference to unknown thread */
 		{ { 1, 3, 0x80, 0, 0 }, 5 },		/* unknown header bits */
 		{ { 128, 2, 0xff, 0xff }, 4 },		/* varint runs past the record */
+		{ { 128, 2, 0xff, 0xff, 1, 0 }, 6 },	/* the same, more payload after it */
 		{ { 130, 3, 1, 0x0b, 0 }, 5 },		/* name reference to unknown name */
 		{ { 130, 3, 1, 0x40, 0 }, 5 },		/* name longer than the record */
 	};
@@ -272,8 +367,10 @@ static Suite *trace_format_suite(void)
 	tcase_add_test(core, test_trace_format_names_are_interned);
 	tcase_add_test(core, test_trace_format_xattr_value_and_older_record);
 	tcase_add_test(limits, test_trace_format_varint_edges);
+	tcase_add_test(limits, test_trace_format_varint_near_the_end);
 	tcase_add_test(limits, test_trace_format_full_chunk_is_unchanged);
 	tcase_add_test(limits, test_trace_format_unknown_type_is_skipped);
+	tcase_add_test(limits, test_trace_format_unknown_meta_type_is_skipped);
 	tcase_add_test(limits, test_trace_format_hostile_payloads_rejected);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);

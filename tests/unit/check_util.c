@@ -3,9 +3,17 @@
  * contents and reports a size it cannot allocate, and the capacity it
  * computes doubles from the first size; the uint64 map finds, replaces,
  * deletes (with the backward shift keeping every other key reachable) and
- * iterates; saturating addition; the clocks move forward and a deadline
- * is a normalised timespec ahead of the realtime clock; the byte hash
- * gives distinct values to a million names of the shapes file systems hold
+ * iterates; keys of one home slot (fstap_id_home) land one probe further
+ * each, and close up when the first and a middle one go; ids whose home is
+ * taken probe on by FSTAP_ID_STEP (17) slots, a delete in the middle of
+ * such a chain shifts the later ids back by their probe distance
+ * (fstap_id_dist) but not one whose own home is later on the chain, and
+ * random puts, deletes and gets agree with a plain array: of dense ids,
+ * ids differing in their low bits only and ids whose high bits are hashed,
+ * through growth, and of 32 ids whose chain wraps round a 64-slot table;
+ * saturating addition; the clocks move forward and a deadline is a
+ * normalised timespec ahead of the realtime clock; the byte hash gives
+ * distinct values to a million names of the shapes file systems hold
  * (numbers of every length, prefixes, one name under many seeds), which
  * the replay compares listings by; the random filler is the same for the
  * same state and not for another.
@@ -109,27 +117,69 @@ START_TEST(map_put_get_del)
 }
 END_TEST
 
-/* Keys that share a home slot: deleting from the middle of a run. */
+/* n keys (id & 15 == low) whose home in a table of mask + 1 slots is home. */
+static size_t keys_with_home(uint64_t *keys, size_t n, size_t home, size_t mask)
+{
+	uint64_t hi;
+	size_t got = 0;
+
+	for (hi = 1; got < n; hi++)
+		if (fstap_id_home(hi << 4 | (home & 15), mask) == home)
+			keys[got++] = hi << 4 | (home & 15);
+	return got;
+}
+
+/* The slot that holds key, found by looking at every slot, not by probing; cap if none. */
+static size_t slot_holding(const struct fstap_map *m, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] == key)
+			break;
+	return i;
+}
+
+/*
+ * Keys that share a home slot (fstap_id_home): each put probes one step
+ * further than the one before, and deleting from the head and the middle
+ * of the run shifts the rest back, every key still found.
+ */
 START_TEST(map_collisions)
 {
 	struct fstap_map m = { 0 };
-	uint64_t keys[64], k;
-	size_t n = 0, i;
+	const size_t mask = 63, home = 5;
+	const size_t left[6] = { 1, 2, 4, 5, 6, 7 };	/* the keys after the deletes */
+	uint64_t keys[8];
+	size_t i;
 
-	/* Collect keys whose home in a 64-slot table is slot 5. */
-	for (k = 1; n < 8; k++)
-		if ((fstap_hash64(k) & 63) == 5)
-			keys[n++] = k;
-	for (i = 0; i < n; i++)
+	ck_assert_uint_eq(keys_with_home(keys, 8, home, mask), 8);
+	for (i = 0; i < 8; i++) {
+		ck_assert_uint_eq(fstap_id_home(keys[i], mask), home);
 		ck_assert_int_eq(fstap_map_put(&m, keys[i], i), 0);
-	ck_assert_uint_eq(m.cap, 64);
+	}
+	ck_assert_uint_eq(m.cap, mask + 1);
+	/* They collide: key i is i probes from the home they share. */
+	for (i = 0; i < 8; i++) {
+		size_t slot = slot_holding(&m, keys[i]);
+
+		ck_assert_uint_lt(slot, m.cap);
+		ck_assert_uint_eq(fstap_id_dist(home, slot, mask), i);
+		ck_assert_uint_eq(fstap_map_slot(&m, keys[i]), slot);
+	}
 	ck_assert(fstap_map_del(&m, keys[3], NULL));
 	ck_assert(fstap_map_del(&m, keys[0], NULL));
-	for (i = 0; i < n; i++) {
+	ck_assert(!fstap_map_del(&m, keys[3], NULL));
+	ck_assert_uint_eq(m.n, 6);
+	/* The rest shifted back: no hole left in the run. */
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(fstap_id_dist(home, slot_holding(&m, keys[left[i]]), mask), i);
+	for (i = 0; i < 8; i++) {
 		uint64_t *v = fstap_map_get(&m, keys[i]);
 
 		if (i == 0 || i == 3) {
 			ck_assert_ptr_null(v);
+			ck_assert_uint_eq(slot_holding(&m, keys[i]), m.cap);
 		} else {
 			ck_assert_ptr_nonnull(v);
 			ck_assert_uint_eq(*v, i);
@@ -165,6 +215,175 @@ START_TEST(map_iterate_and_pointers)
 	ck_assert_ptr_eq(fstap_map_get_ptr(&m, 8), &y);
 	ck_assert_ptr_null(fstap_map_get_ptr(&m, 9));
 	fstap_map_release(&m);
+}
+END_TEST
+
+START_TEST(map_id_step_chain)
+{
+	struct fstap_map m = { 0 };
+	const size_t mask = 63, home = 37;
+	uint64_t keys[6];
+	size_t i;
+
+	/* The probe distance: the inverse of the step, modulo the table. */
+	ck_assert_uint_eq(fstap_id_dist(home, home, mask), 0);
+	ck_assert_uint_eq(fstap_id_dist(home, (home + FSTAP_ID_STEP) & mask, mask), 1);
+	for (i = 0; i <= mask; i++)
+		ck_assert_uint_eq(fstap_id_dist(home, (home + i * FSTAP_ID_STEP) & mask, mask), i);
+
+	/* Six ids of one home: each put goes 17 slots on from the one before. */
+	keys_with_home(keys, 6, home, mask);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(fstap_map_put(&m, keys[i], 100 + i), 0);
+	ck_assert_uint_eq(m.cap, mask + 1);
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(m.keys[(home + i * 17) & mask], keys[i]);
+	/* A delete in the middle: the later ones shift back one probe each. */
+	ck_assert(fstap_map_del(&m, keys[2], NULL));
+	for (i = 2; i < 5; i++)
+		ck_assert_uint_eq(m.keys[(home + i * 17) & mask], keys[i + 1]);
+	ck_assert_uint_eq(m.keys[(home + 5 * 17) & mask], 0);
+	for (i = 0; i < 6; i++) {
+		uint64_t *v = fstap_map_get(&m, keys[i]);
+
+		if (i == 2) {
+			ck_assert_ptr_null(v);
+		} else {
+			ck_assert_ptr_nonnull(v);
+			ck_assert_uint_eq(*v, 100 + i);
+		}
+	}
+	fstap_map_release(&m);
+}
+END_TEST
+
+/*
+ * An id whose own home lies on another chain stays there when the chain's
+ * head goes, while an id of the chain behind it moves back past it.
+ */
+START_TEST(map_id_step_other_home_in_chain)
+{
+	struct fstap_map m = { 0 };
+	const size_t mask = 63, home = 37, next = (37 + 17) & 63;
+	uint64_t a[2], b;
+
+	keys_with_home(a, 2, home, mask);
+	keys_with_home(&b, 1, next, mask);
+	ck_assert_int_eq(fstap_map_put(&m, a[0], 1), 0);
+	ck_assert_int_eq(fstap_map_put(&m, b, 2), 0);
+	ck_assert_int_eq(fstap_map_put(&m, a[1], 3), 0);
+	ck_assert_uint_eq(m.cap, mask + 1);
+	ck_assert_uint_eq(m.keys[next], b);
+	ck_assert_uint_eq(m.keys[(home + 34) & mask], a[1]);
+	ck_assert(fstap_map_del(&m, a[0], NULL));
+	ck_assert_uint_eq(m.keys[home], a[1]);
+	ck_assert_uint_eq(m.keys[next], b);
+	ck_assert_uint_eq(*fstap_map_get(&m, b), 2);
+	ck_assert_uint_eq(*fstap_map_get(&m, a[1]), 3);
+	fstap_map_release(&m);
+}
+END_TEST
+
+/* Every id in the map holds what the array says (0: not there), and nothing else is in it. */
+static void map_matches(const struct fstap_map *m, const uint64_t *ids, const uint64_t *ref,
+			size_t nids, size_t nref)
+{
+	size_t i, pos = 0, n = 0;
+
+	for (i = 0; i < nids; i++) {
+		const uint64_t *v = fstap_map_get(m, ids[i]);
+
+		if (!ref[i])
+			ck_assert_msg(!v, "id %llx deleted but found", (unsigned long long)ids[i]);
+		else
+			ck_assert_msg(v && *v == ref[i], "id %llx lost", (unsigned long long)ids[i]);
+	}
+	while (fstap_map_next(m, &pos, NULL, NULL))
+		n++;
+	ck_assert_uint_eq(n, nref);
+	ck_assert_uint_eq(m->n, nref);
+}
+
+/*
+ * rounds of 2000 random puts, deletes and gets of ids[0..nids) against an
+ * array; in the first half the ids in use widen and puts win, in the
+ * second deletes do. The capacities the map went through, counted.
+ */
+static size_t map_random_ops(const uint64_t *ids, size_t nids, size_t rounds, uint64_t seed)
+{
+	uint64_t *ref = calloc(nids, sizeof(*ref)), r;
+	struct fstap_map m = { 0 };
+	size_t round, op, i, nref = 0, caps = 0, lastcap = 0;
+
+	ck_assert_ptr_nonnull(ref);
+	for (round = 0; round < rounds; round++) {
+		bool growing = round < rounds / 2;
+		size_t range = growing ? nids * (round + 1) / (rounds / 2) : nids;
+
+		for (op = 0; op < 2000; op++) {
+			r = fstap_splitmix64(&seed);
+			i = (size_t)(r >> 8) % range;
+			if ((r & 255) < (growing ? 160u : 80u)) {
+				ck_assert_int_eq(fstap_map_put(&m, ids[i], r | 1), 0);
+				nref += !ref[i];
+				ref[i] = r | 1;
+			} else if ((r & 255) < 230) {
+				uint64_t val = 0;
+				bool had = fstap_map_del(&m, ids[i], &val);
+
+				ck_assert_int_eq(had, ref[i] != 0);
+				ck_assert_uint_eq(val, ref[i]);
+				nref -= had;
+				ref[i] = 0;
+			} else {
+				const uint64_t *v = fstap_map_get(&m, ids[i]);
+
+				ck_assert_uint_eq(v ? *v : 0, ref[i]);
+			}
+			if (m.cap != lastcap) {
+				lastcap = m.cap;
+				caps++;
+			}
+		}
+		map_matches(&m, ids, ref, nids, nref);
+	}
+	fstap_map_release(&m);
+	free(ref);
+	return caps;
+}
+
+/*
+ * Dense ids, high ids that differ in their low bits only, and ids of the
+ * same low bits whose high bits are hashed: the map grows across several
+ * capacities, and agrees with the array throughout.
+ */
+START_TEST(map_random_vs_array)
+{
+	static uint64_t ids[3000];
+	size_t i;
+
+	for (i = 0; i < 1000; i++) {
+		ids[i] = i + 1;
+		ids[1000 + i] = 0xfeed000000ull + i;
+		ids[2000 + i] = (uint64_t)(i + 1) << 20 | 5;
+	}
+	ck_assert_uint_ge(map_random_ops(ids, 3000, 40, 42), 5);
+}
+END_TEST
+
+/*
+ * 32 ids whose homes in a 64-slot table lie on one probe chain (8 each at
+ * slots 5, 22, 39 and 56, 17 apart): the table never grows, chains wrap
+ * round it, and deletes shift ids back across the wrap.
+ */
+START_TEST(map_random_long_chains)
+{
+	uint64_t ids[32];
+	size_t h;
+
+	for (h = 0; h < 4; h++)
+		keys_with_home(ids + 8 * h, 8, (5 + 17 * h) & 63, 63);
+	ck_assert_uint_eq(map_random_ops(ids, 32, 20, 7), 1);
 }
 END_TEST
 
@@ -290,6 +509,10 @@ int main(void)
 	tcase_add_test(tc, map_put_get_del);
 	tcase_add_test(tc, map_collisions);
 	tcase_add_test(tc, map_iterate_and_pointers);
+	tcase_add_test(tc, map_id_step_chain);
+	tcase_add_test(tc, map_id_step_other_home_in_chain);
+	tcase_add_test(tc, map_random_vs_array);
+	tcase_add_test(tc, map_random_long_chains);
 	tcase_add_test(tc, sat_add_clock_hash);
 	tcase_add_test(tc, hash_bytes_distinct);
 	tcase_add_test(tc, fill_random_seeded);
