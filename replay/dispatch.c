@@ -189,7 +189,7 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		r->started = true;
 		r->origin = t->rec.start_ns;
 		/* with a plan, the run starts when it is full or the trace read */
-		if (!r->plan && (ret = rp_run_go(r)))
+		if (!r->plan && (ret = rp_run_go(r, false)))
 			return ret;
 	}
 	if ((ret = counted_in(r, t, &cnt)))

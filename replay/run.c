@@ -281,7 +281,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		ret = feed(&r, rd, window);
 	if (!ret && !r.go) {
 		res->planned_all = r.plan != NULL;	/* the whole trace is planned */
-		ret = rp_run_go(&r);
+		ret = rp_run_go(&r, true);
 	}
 	if (!ret)
 		rp_plan_run_all(&r);

@@ -204,6 +204,7 @@ struct run {
 	struct rp_plan *plan;	/* or NULL: each task goes to its worker's queue */
 	struct rp_stream onecpu;	/* with r->x: every worker's jobs, run by the dispatcher */
 	bool go;		/* the clock runs, the workers run */
+	bool merge;		/* the dispatcher runs every worker's stream, merged (worker.c) */
 	bool start_failed;	/* rp_run_go failed (and said why) */
 	uint64_t begin;		/* monotonic: when the dispatcher began to read */
 	/* one CPU: the dispatcher runs the ops of idle workers itself (worker.c) */
@@ -343,9 +344,10 @@ void rp_worker_free(struct rp_worker *w);
 int rp_queue_put(struct rp_worker *w, struct rp_task *t);
 /*
  * The run starts: the caller's o->at_start, the clock, the workers'
- * threads. 0 or -errno (logged).
+ * threads (all: the whole trace is planned; the dispatcher may then run
+ * the jobs itself, r->merge). 0 or -errno (logged).
  */
-int rp_run_go(struct run *r);
+int rp_run_go(struct run *r, bool all);
 /* One CPU with a plan: the dispatcher runs what the plan holds. */
 void rp_plan_run_all(struct run *r);
 /* Frees a list of tasks linked by next. */

@@ -135,6 +135,7 @@ static void reclaim(struct rp_worker *w)
 #define RECLAIM_EVERY 32
 
 static int worker_start(struct rp_worker *w);
+static int dispatcher_exec_begin(struct run *r);
 
 /*
  * One CPU (r->x): the dispatcher runs t, w's, itself once w's thread (if
@@ -220,18 +221,77 @@ static int plan_run(struct run *r, size_t frac)
 	return ret;
 }
 
+/*
+ * The merge (r->merge): the dispatcher runs the jobs of every worker's
+ * stream in dispatch order (the least seq of the streams' next jobs), as
+ * on one CPU. Each stream's next job is decoded into a task of its own.
+ */
+static int merge_run(struct run *r)
+{
+	struct merge_head {
+		struct rp_task t;
+		unsigned widx;
+		bool alone, full;
+	} *h = calloc(r->nw, sizeof(*h));
+	int ret = 0;
+	size_t i, best;
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < r->nw; i++)
+		h[i].full = rp_stream_next(r->plan, &r->w[i]->stream, false, &h[i].t, &h[i].widx,
+					   &h[i].alone);
+	while (!ret) {
+		for (best = r->nw, i = 0; i < r->nw; i++)
+			if (h[i].full && (best == r->nw || h[i].t.seq < h[best].t.seq))
+				best = i;
+		if (best == r->nw)
+			break;
+		ret = plan_run_one(r, &h[best].t, h[best].widx, h[best].alone);
+		h[best].full = rp_stream_next(r->plan, &r->w[best]->stream, false, &h[best].t,
+					      &h[best].widx, &h[best].alone);
+	}
+	free(h);
+	return ret;
+}
+
 void rp_plan_run_all(struct run *r)
 {
-	if (r->plan && r->x && plan_run(r, 0))
+	if (r->plan && r->x && (r->merge ? merge_run(r) : plan_run(r, 0)))
 		fstap_error(-ENOMEM, "cannot replay: out of memory");
 }
 
-int rp_run_go(struct run *r)
+/*
+ * Whether the dispatcher runs the planned jobs itself, merged (merge_run),
+ * with more than one CPU: when the whole trace is planned (the dispatcher
+ * has nothing else to do) and the replay goes as fast as possible in the
+ * recorded order across threads (thread or strict: an op waits for one
+ * dispatched after it only if their records overlap), with few workers (a
+ * job is chosen among their streams' next ones). As on one CPU, no
+ * hand-off between threads costs a futex round trip, and an op that may
+ * wait for a later one goes to its worker's thread.
+ */
+#define MERGE_MAX_WORKERS 16
+
+static bool merge_begin(struct run *r, bool all)
+{
+	if (!all || r->x || !r->plan || r->o->pace_pct || r->prog || r->nw > MERGE_MAX_WORKERS ||
+	    (r->o->order != RP_ORDER_THREAD && r->o->order != RP_ORDER_STRICT))
+		return false;
+	if (dispatcher_exec_begin(r)) {
+		rp_dispatcher_exec_end(r);
+		return false;	/* the workers' threads run their streams */
+	}
+	return r->merge = true;
+}
+
+int rp_run_go(struct run *r, bool all)
 {
 	int ret = 0;
 	size_t i;
 
 	r->go = true;
+	merge_begin(r, all);
 	r->res->planned = r->onecpu.planned;
 	for (i = 0; i < r->nw; i++)
 		r->res->planned += r->w[i]->stream.planned;
@@ -257,13 +317,13 @@ int rp_run_go(struct run *r)
 static int plan_put(struct run *r, struct rp_worker *w, struct rp_task *t)
 {
 	struct rp_stream *s = r->x ? &r->onecpu : &w->stream;
-	bool alone = !r->x || rp_stage_alone(r, t);
+	bool alone = rp_stage_alone(r, t);	/* (for merge_run too) */
 	int ret;
 
 	while ((ret = rp_stream_put(r->plan, s, t, w->idx, alone)) == -EAGAIN) {
 		ret = 0;
 		if (!r->go)
-			ret = rp_run_go(r);
+			ret = rp_run_go(r, false);
 		else if (r->x)
 			ret = plan_run(r, 2);
 		else

@@ -3,9 +3,12 @@
 # replays a trace of one thread itself: the replay starts no thread (strace
 # sees no clone), and the closes that come from no thread (tid 0: the
 # RELEASE the kernel sends after the application's last close) do not count
-# as a second thread's. The results and the final tree are those of the
-# replay on two CPUs, where the operations go to a thread of their own. So
-# are those of two threads whose operations do not overlap in time. Where
+# as a second thread's. So it does on two CPUs once the whole trace is
+# planned (the default plan). The results and the final tree are those of
+# the replay on two CPUs without a plan (--plan-ahead=0), where the
+# operations go to a thread of their own, and with --order=resource, where
+# each replay thread runs its stream. So are those of two threads whose
+# operations do not overlap in time. Where
 # two threads' operations overlap (a FIFO's reader waits in its open for
 # the writer), the one that waited gets its thread on one CPU too, and the
 # replay does not hang.
@@ -36,30 +39,31 @@ cat >"$T/one.jsonl" <<'J'
 J
 expect_exit 0 "$FSTAP" import -o "$T/one.trace" "$T/one.jsonl"
 
-# replay_cpus CPUS TRACE NAME: replays TRACE into a fresh $T/NAME under
-# strace (threads created, in $T/NAME.strace), on CPUS (taskset) or on any
-# CPU ("all"); the JSON in $T/NAME.json
+# replay_cpus CPUS TRACE NAME [OPTION]: replays TRACE into a fresh $T/NAME
+# under strace (threads created, in $T/NAME.strace), on CPUS (taskset) or
+# on any CPU ("all"), with OPTION; the JSON in $T/NAME.json
 replay_cpus() {
 	rm -rf "${T:?}/$3" && mkdir "$T/$3" && : >"$T/$3/old" && truncate -s 8192 "$T/$3/old"
 	if [ "$1" = all ]; then
-		set -- "" "$2" "$3"
+		set -- "" "$2" "$3" "${4:-}"
 	else
-		set -- "taskset -c $1" "$2" "$3"
+		set -- "taskset -c $1" "$2" "$3" "${4:-}"
 	fi
 	# LeakSanitizer cannot run under ptrace (lib.sh's traced)
 	# shellcheck disable=SC2086
 	expect_exit 0 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		timeout 60 $1 strace -f -qq -e trace=clone,clone3 -o "$T/$3.strace" \
-		"$FSTAP" replay --pace=afap --json="$T/$3.json" "$2" "$T/$3"
+		"$FSTAP" replay --pace=afap $4 --json="$T/$3.json" "$2" "$T/$3"
 }
 
-# by_dispatcher TRACE NAME WHAT: replays TRACE on one CPU into $T/NAME: no
-# thread started, no divergence; the final tree in $T/NAME.tree
+# by_dispatcher TRACE NAME WHAT [CPUS]: replays TRACE on one CPU (or on
+# CPUS) into $T/NAME: no thread started, no divergence; the final tree in
+# $T/NAME.tree
 by_dispatcher() {
-	replay_cpus 0 "$1" "$2"
+	replay_cpus "${4:-0}" "$1" "$2"
 	clones=$(grep -c clone "$T/$2.strace" || true)
 	[ "$clones" = 0 ] ||
-		fail "on one CPU the replay of $3 started $clones threads: $(cat "$T/$2.strace")"
+		fail "on CPUs ${4:-0} the replay of $3 started $clones threads: $(cat "$T/$2.strace")"
 	[ "$(json_get "$T/$2.json" 'j["runs"][0]["divergences"]')" = 0 ] ||
 		fail "$3 on one CPU: $(json_get "$T/$2.json" 'j["runs"][0]["divergence"]')"
 	tree_state "$T/$2" >"$T/$2.tree"
@@ -70,16 +74,25 @@ expect_grep "$T/pinned.tree" "b f 644 size=4096 nlink=1 user.tag:5"
 [ ! -e "$T/pinned/old" ] || fail "on one CPU: 'old' was not unlinked"
 
 if [ "$(nproc)" -ge 2 ]; then
-	replay_cpus all "$T/one.trace" any
-	grep -q clone "$T/any.strace" ||
-		fail "on $(nproc) CPUs the replay ran the operations in the dispatcher"
-	tree_state "$T/any" >"$T/any.tree"
-	cmp -s "$T/pinned.tree" "$T/any.tree" ||
-		fail "the trees differ: one CPU: $(cat "$T/pinned.tree"); any: $(cat "$T/any.tree")"
-	for k in ops bytes_read bytes_written divergences handles_left_open; do
-		[ "$(json_get "$T/pinned.json" "j['runs'][0]['$k']")" = \
-			"$(json_get "$T/any.json" "j['runs'][0]['$k']")" ] ||
-			fail "$k differs between one CPU and any"
+	by_dispatcher "$T/one.trace" merged "one thread, planned whole" "0-$(($(nproc) - 1))"
+	for n in any resource; do
+		if [ $n = any ]; then
+			replay_cpus all "$T/one.trace" any --plan-ahead=0
+		else
+			replay_cpus all "$T/one.trace" resource --order=resource
+		fi
+		grep -q clone "$T/$n.strace" ||
+			fail "on $(nproc) CPUs ($n) the replay ran the operations in the dispatcher"
+		tree_state "$T/$n" >"$T/$n.tree"
+	done
+	for n in any resource merged; do
+		cmp -s "$T/pinned.tree" "$T/$n.tree" ||
+			fail "the trees differ: one CPU: $(cat "$T/pinned.tree"); $n: $(cat "$T/$n.tree")"
+		for k in ops bytes_read bytes_written divergences handles_left_open; do
+			[ "$(json_get "$T/pinned.json" "j['runs'][0]['$k']")" = \
+				"$(json_get "$T/$n.json" "j['runs'][0]['$k']")" ] ||
+				fail "$k differs between one CPU and $n"
+		done
 	done
 fi
 
