@@ -3,7 +3,7 @@
 # synthetic traces of growing length, to show which commands' memory grows
 # with the trace (docs/PERFORMANCE.md, "Trace length").
 #
-# usage: bench/scale.sh [--big] [--no-replay] [--sizes=M,M,...] [--commands=C,C,...]
+# usage: bench/scale.sh [--big] [--no-replay] [--plan=SIZE] [--sizes=M,M,...] [--commands=C,C,...]
 #                       [--rate=N | --dense] [BUILDDIR]
 #
 # The traces are trace-bench's mdtest-like stream (bench/trace-bench.c,
@@ -27,7 +27,10 @@
 #   reorder    fstap reorder --by=name TRACE -o OUT
 #   anonymize  fstap anonymize --key-file=KEY TRACE -o OUT
 #   prepare    fstap prepare TRACE DIR (DIR in /dev/shm)
-#   replay     fstap replay --json=OUT TRACE DIR (skipped with --no-replay)
+#   replay     fstap replay --plan-ahead=PLAN --json=OUT TRACE DIR (skipped
+#              with --no-replay; PLAN 16M by default, --plan=SIZE: less than
+#              the shortest trace needs, so that every size fills the plan
+#              and the peak shows what grows with the trace besides it)
 #
 # (--commands: only those, e.g. --commands=export,report) and prints per
 # command and size: records, wall seconds, records/s (wall),
@@ -40,13 +43,14 @@
 # Run it niced on a shared machine: nice -n 10 bench/scale.sh.
 set -eu
 
-big=no replay=yes sizes= rate=100000
+big=no replay=yes sizes= rate=100000 plan=16M
 commands=export,import,filter,report,reorder,anonymize,prepare,replay
 build=.
 for a in "$@"; do
 	case $a in
 	--big) big=yes ;;
 	--no-replay) replay=no ;;
+	--plan=*) plan=${a#--plan=} ;;
 	--sizes=*) sizes=${a#--sizes=} ;;
 	--commands=*) commands=${a#--commands=} ;;
 	--rate=*) rate=${a#--rate=} ;;
@@ -121,7 +125,8 @@ for rounds in $(echo "$sizes" | tr , ' '); do
 	rm -rf "$shm/dir"
 	mkdir "$shm/dir"
 	run prepare "$recs" "$fstap" prepare -q "$t" "$shm/dir"
-	run replay "$recs" "$fstap" replay --no-progress --json="$work/replay.json" "$t" "$shm/dir"
+	run replay "$recs" "$fstap" replay --no-progress --plan-ahead="$plan" --json="$work/replay.json" \
+		"$t" "$shm/dir"
 	rm -rf "$shm/dir" "$t"
 done
 

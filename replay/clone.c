@@ -30,11 +30,12 @@ int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 	dst->order = src->order;
 	dst->pace_pct = src->pace_pct;
 	dst->records += src->records;
+	/* the whole trace planned: by every part (dst has none before the first) */
+	dst->planned_all = src->planned_all && (dst->planned_all || !dst->planned);
 	dst->planned += src->planned;
 	dst->plan_peak += src->plan_peak;
 	if (src->plan_ns > dst->plan_ns)
 		dst->plan_ns = src->plan_ns;
-	dst->planned_all = src->planned_all && (dst->planned_all || !dst->planned);
 	dst->op_records += src->op_records;
 	dst->replayed += src->replayed;
 	dst->kernel_skipped += src->kernel_skipped;

@@ -26,8 +26,10 @@
  * publishes a count of jobs (release) after writing them; the consumer
  * reads up to it (acquire), spins a little when it has caught up, then
  * sleeps until the dispatcher wakes it. Blocks the consumer has read go
- * back to the plan's pool, for the dispatcher to fill again: the memory of
- * the plan is the budget's blocks, allocated once.
+ * back to the plan's pool, for the dispatcher to fill again (those of the
+ * usual size; a stream's first, smaller blocks and a job's own larger one
+ * are freed). The budget bounds the bytes not yet read; each stream also
+ * keeps the block it reads and the one the dispatcher fills.
  *
  * Not here: what a task is and who consumes a stream (worker.c, run.c).
  */
@@ -36,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fstap/log.h"
 #include "run_i.h"
 
 /*
@@ -49,7 +52,7 @@
 struct plan_block {
 	struct plan_block *next;	/* the stream's next block; the pool's next */
 	size_t size;			/* bytes of data */
-	_Alignas(64) unsigned char data[];
+	unsigned char data[];	/* jobs, 8-byte aligned (malloc's alignment) */
 };
 
 struct rp_plan {
@@ -61,6 +64,7 @@ struct rp_plan {
 	size_t in_use;			/* bytes of blocks out of the pool */
 	size_t peak;			/* the most in_use was */
 	bool waiting;			/* the dispatcher waits on cv */
+	size_t wanted;			/* the block the plan was last too full for */
 	struct rp_stream **streams;	/* every stream (their bytes not yet read) */
 	size_t nstreams, capstreams;
 };
@@ -132,8 +136,9 @@ static bool rec_has_arrays(const struct fstap_rec *r)
 /* The bytes job_rec_put writes for r at most. */
 static size_t job_rec_bound(const struct fstap_rec *r)
 {
-	if (rec_has_arrays(r))
-		return sizeof(struct job_rec) + sizeof(*r) + fstap_rec_clone_size(r, FSTAP_CLONE_OP);
+	if (rec_has_arrays(r))	/* (the job's length is rounded up to 8: so is its bound) */
+		return sizeof(struct job_rec) + sizeof(*r) +
+		       ALIGN8(fstap_rec_clone_size(r, FSTAP_CLONE_OP));
 	return sizeof(struct job_rec) + 8 * (REC_FIELDS + REC_STRINGS) +
 	       ALIGN8(r->name.len) + ALIGN8(r->newname.len) + ALIGN8(r->target.len) +
 	       ALIGN8(r->value.len);
@@ -264,6 +269,17 @@ int rp_plan_add_stream(struct rp_plan *p, struct rp_stream *s)
 	return 0;
 }
 
+void rp_plan_remove_stream(struct rp_plan *p, struct rp_stream *s)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstreams; i++)
+		if (p->streams[i] == s) {
+			p->streams[i] = p->streams[--p->nstreams];
+			return;
+		}
+}
+
 /*
  * The bytes of jobs written and not yet read, in every stream. A block is
  * counted in in_use until its consumer has read past it, and the block a
@@ -310,7 +326,7 @@ void rp_stream_init(struct rp_stream *s)
 	pthread_cond_init(&s->cv, NULL);
 }
 
-/* Gives every block of s back to the plan (a stream left unread: a failed run). */
+/* Frees the blocks s still holds (the plan counts them no more, if p) and its lock. */
 void rp_stream_release(struct rp_plan *p, struct rp_stream *s)
 {
 	struct plan_block *b = s->rblock ? s->rblock : s->head;
@@ -340,6 +356,7 @@ static struct plan_block *block_get(struct rp_plan *p, size_t want, size_t need,
 
 	pthread_mutex_lock(&p->mu);
 	if (plan_full(p, size)) {
+		p->wanted = size;
 		*full = true;
 		pthread_mutex_unlock(&p->mu);
 		return NULL;
@@ -398,7 +415,7 @@ void rp_plan_wait(struct rp_plan *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->waiting = true;
-	while (plan_full(p, p->block_max)) {
+	while (plan_full(p, p->wanted > p->block_max ? p->wanted : p->block_max)) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -487,6 +504,8 @@ int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *
 	off = ALIGN8((size_t)(q - (unsigned char *)j));
 	off += job_rec_put((unsigned char *)j + off, &t->rec);
 	j->len = (uint32_t)ALIGN8(off);
+	if (j->len > bound)
+		BUG("a job longer than its bound");	/* the marker after it would not fit */
 	s->wpos += j->len;
 	s->wbytes += j->len;
 	s->planned++;
@@ -554,8 +573,11 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 		return false;
 	if (!s->rblock)
 		s->rblock = s->head;
-	memcpy(&len, s->rblock->data + s->rpos, sizeof(len));
-	if (!len || s->rpos + sizeof(len) > s->rblock->size) {
+	if (s->rpos + sizeof(len) > s->rblock->size)
+		len = 0;	/* (a job always leaves room for the marker: not reached) */
+	else
+		memcpy(&len, s->rblock->data + s->rpos, sizeof(len));
+	if (!len) {
 		struct plan_block *done = s->rblock;
 
 		s->rblock = done->next;

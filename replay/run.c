@@ -284,7 +284,9 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		ret = rp_run_go(&r, true);
 	}
 	if (!ret)
-		rp_plan_run_all(&r);
+		ret = rp_plan_run_all(&r);
+	if (ret)
+		rp_run_fail(&r);
 	for (i = 0; i < r.nw; i++)
 		rp_worker_close(r.w[i]);
 	for (i = 0; i < r.nw; i++)

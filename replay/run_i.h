@@ -48,12 +48,14 @@ struct rp_stream {
 
 /*
  * A plan of budget bytes of jobs not yet read at most (one job larger than
- * that is let in when the plan is empty).
+ * that is let in when nothing is left to read).
  */
 int rp_plan_new(size_t budget, struct rp_plan **out);
 void rp_plan_free(struct rp_plan *p);
 /* s (rp_stream_init'ed) is one of p's: its unread bytes count. 0 or -ENOMEM. */
 int rp_plan_add_stream(struct rp_plan *p, struct rp_stream *s);
+/* s (empty) is no longer one of p's. */
+void rp_plan_remove_stream(struct rp_plan *p, struct rp_stream *s);
 /* The most bytes of blocks the plan held at once. */
 size_t rp_plan_peak(const struct rp_plan *p);
 /* Whether the plan's blocks take more than budget / frac. */
@@ -206,6 +208,7 @@ struct run {
 	bool go;		/* the clock runs, the workers run */
 	bool merge;		/* the dispatcher runs every worker's stream, merged (worker.c) */
 	bool start_failed;	/* rp_run_go failed (and said why) */
+	atomic_bool failed;	/* rp_run_fail: the workers skip the rest */
 	uint64_t begin;		/* monotonic: when the dispatcher began to read */
 	/* one CPU: the dispatcher runs the ops of idle workers itself (worker.c) */
 	struct rp_exec *x;	/* its execution context then, or NULL */
@@ -348,8 +351,10 @@ int rp_queue_put(struct rp_worker *w, struct rp_task *t);
  * the jobs itself, r->merge). 0 or -errno (logged).
  */
 int rp_run_go(struct run *r, bool all);
-/* One CPU with a plan: the dispatcher runs what the plan holds. */
-void rp_plan_run_all(struct run *r);
+/* With r->x and a plan: the dispatcher runs what the plan holds. 0 or -errno (said). */
+int rp_plan_run_all(struct run *r);
+/* The run failed: the workers skip what they hold, and no wait waits any longer. */
+void rp_run_fail(struct run *r);
 /* Frees a list of tasks linked by next. */
 void rp_free_tasks(struct rp_task *t);
 

@@ -24,27 +24,42 @@
  * its progress with an atomic, taking the lock only when someone waits
  * for it.
  */
-/* Spins up to RP_SPIN_NS for *v to reach n; whether it did. */
-static bool spin_until(_Atomic uint64_t *v, uint64_t n)
+/* Spins up to RP_SPIN_NS for *v to reach n (or the run to fail); whether it did. */
+static bool spin_until(const struct run *r, _Atomic uint64_t *v, uint64_t n)
 {
 	uint64_t until = 0;
 
-	while (atomic_load_explicit(v, memory_order_acquire) < n)
+	while (atomic_load_explicit(v, memory_order_acquire) < n && !atomic_load(&r->failed))
 		if (!rp_spin(&until))
 			return false;
 	return true;
 }
 
+/* Waits until w has completed n ops, or the run has failed (rp_run_fail). */
 static void wait_done(struct rp_worker *w, uint64_t n)
 {
-	if (spin_until(&w->done, n))
+	const struct run *r = w->run;
+
+	if (spin_until(r, &w->done, n))
 		return;
 	pthread_mutex_lock(&w->mu);
 	atomic_fetch_add(&w->waiters, 1);
-	while (atomic_load(&w->done) < n)
+	while (atomic_load(&w->done) < n && !atomic_load(&r->failed))
 		pthread_cond_wait(&w->cv_done, &w->mu);
 	atomic_fetch_sub(&w->waiters, 1);
 	pthread_mutex_unlock(&w->mu);
+}
+
+void rp_run_fail(struct run *r)
+{
+	size_t i;
+
+	atomic_store(&r->failed, true);
+	for (i = 0; i < r->nw; i++) {
+		pthread_mutex_lock(&r->w[i]->mu);
+		pthread_cond_broadcast(&r->w[i]->cv_done);
+		pthread_mutex_unlock(&r->w[i]->mu);
+	}
 }
 
 /*
@@ -255,10 +270,11 @@ static int merge_run(struct run *r)
 	return ret;
 }
 
-void rp_plan_run_all(struct run *r)
+int rp_plan_run_all(struct run *r)
 {
 	if (r->plan && r->x && (r->merge ? merge_run(r) : plan_run(r, 0)))
-		fstap_error(-ENOMEM, "cannot replay: out of memory");
+		return fstap_error(-ENOMEM, "cannot replay: out of memory");
+	return 0;
 }
 
 /*
@@ -303,7 +319,7 @@ int rp_run_go(struct run *r, bool all)
 	r->t0 = fstap_now_ns();
 	for (i = 0; i < r->nw && !r->x; i++)
 		if (!r->w[i]->remote && !r->w[i]->started && worker_start(r->w[i])) {
-			r->start_failed = true;
+			r->start_failed = true;	/* (rp_run fails the run: the others stop) */
 			return fstap_error(-EAGAIN, "cannot start a replay worker");
 		}
 	return 0;
@@ -331,8 +347,10 @@ static int plan_put(struct run *r, struct rp_worker *w, struct rp_task *t)
 		if (ret)
 			break;
 	}
-	if (!ret && r->go && !r->x && !w->started && worker_start(w))
+	if (!ret && r->go && !r->x && !w->started && worker_start(w)) {
+		r->start_failed = true;
 		ret = fstap_error(-EAGAIN, "cannot start a replay worker");
+	}
 	return ret;
 }
 
@@ -390,7 +408,7 @@ static void worker_run(struct rp_worker *w, struct worker_ctx *c, const struct r
 
 	for (i = 0; i < t->ndeps && !c->gave_up; i++)
 		c->gave_up = !wait_dep(r, &t->deps[i]);
-	if (c->gave_up) {
+	if (c->gave_up || atomic_load(&r->failed)) {
 		mark_done(w);	/* what is left is not executed */
 		told_done(r, w);
 		return;
@@ -531,7 +549,7 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	if (remote) {
 		/* a stand-in: no thread */
 	} else if (r->prog) {
-		/* its progress is told to the other ranks: a thread of its own */
+		/* its progress is told to the other ranks: a thread of its own (no plan) */
 		if (worker_start(w)) {
 			free(w);
 			return NULL;
@@ -543,6 +561,9 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	} else if (r->x || (r->plan && !r->go)) {
 		/* a thread when it needs one (rp_queue_put), or when the run starts */
 	} else if (worker_start(w)) {
+		if (r->plan)
+			rp_plan_remove_stream(r->plan, &w->stream);
+		rp_stream_release(NULL, &w->stream);
 		free(w);
 		return NULL;
 	}

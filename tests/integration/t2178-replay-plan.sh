@@ -6,7 +6,8 @@
 # on (plan.ops below ops, whole_trace false), on two CPUs and on one (where
 # the dispatcher runs half the plan, then dispatches again); --plan-ahead=0
 # dispatches as the run goes (plan.ops 0). Every way gives the same
-# operations, bytes and final tree with no divergence. A wrong size is a
+# operations, bytes and final tree with no divergence. A worker whose
+# thread cannot be made fails the run, which ends. A wrong size is a
 # usage error.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
@@ -75,6 +76,28 @@ expect_exit 0 "$FSTAP" prepare -q "$T/s.trace" "$T/t"
 "$FSTAP" replay "$T/s.trace" "$T/t" >"$T/t.out" 2>&1 || fail "the replay failed: $(cat "$T/t.out")"
 grep -qE "^plan: +$ops ops \([0-9.]+ MiB\) dispatched in [0-9.]+ s before the start, the whole trace$" \
 	"$T/t.out" || fail "no plan line: $(head -c 600 "$T/t.out")"
+
+# A worker's thread that cannot be made (a pids cgroup of 4 tasks: timeout,
+# fstap and two of its 4 workers' threads) ends the run with one error line
+# and exit 1 once the started workers have stopped, not a hang; so with
+# the trace planned whole (--order=resource: the workers run their streams).
+if [ -d /sys/fs/cgroup/pids ]; then
+	CG=/sys/fs/cgroup/pids/fstap-t2178-$$
+else
+	CG=/sys/fs/cgroup/fstap-t2178-$$
+	grep -qw pids /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ||
+		echo +pids >/sys/fs/cgroup/cgroup.subtree_control || fail "no pids controller"
+fi
+test_cleanup() { rmdir "$CG" 2>/dev/null || true; }
+mkdir "$CG" && echo 4 >"$CG/pids.max" || fail "cannot make the pids cgroup $CG"
+for opt in --plan-ahead=64k --order=resource; do
+	rm -rf "${T:?}/p" && mkdir "$T/p"
+	expect_exit 0 "$FSTAP" prepare -q "$T/s.trace" "$T/p"
+	expect_exit 1 sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec timeout 60 "$@"' sh "$CG" \
+		"$FSTAP" replay "$opt" "$T/s.trace" "$T/p"
+	expect_grep "$T/err" "fstap: error: cannot start a replay worker"
+	[ "$(grep -c . "$T/err")" = 1 ] || fail "$opt: not one error line: $(cat "$T/err")"
+done
 
 expect_exit 2 "$FSTAP" replay --plan-ahead=lots "$T/s.trace" "$T/t"
 expect_grep "$T/err" "--plan-ahead must be a size (e.g. 64M, or 0), not 'lots'"

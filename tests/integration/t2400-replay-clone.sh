@@ -62,6 +62,9 @@ PY
 	done
 	grep -Eq "^ops: +$((60 * n)) " "$T/c$n.txt" || fail "--clone=$n: ops: $(cat "$T/c$n.txt")"
 	grep -Eq "^clones: +$n; elapsed min " "$T/c$n.txt" || fail "--clone=$n: no clones line"
+	# each clone planned its whole trace before the common start
+	grep -Eq "^plan: +$((60 * n)) ops .* before the start, the whole trace\$" "$T/c$n.txt" ||
+		fail "--clone=$n: plan: $(grep plan "$T/c$n.txt")"
 done
 
 # Clone 1 lacks 'old': its getattr diverges, and the log says in which clone.

@@ -268,6 +268,49 @@ START_TEST(test_plan_many_streams)
 }
 END_TEST
 
+/*
+ * A job whose record is a clone (a readdir) of a length that is not a
+ * multiple of 8, alone in a block made to its size, then the next job: the
+ * block keeps room for the marker after it (ASan, and the bound's check,
+ * see an overflow).
+ */
+START_TEST(test_plan_clone_fits)
+{
+	struct fstap_dirent ent = { .name = S("a"), .obj = 3 };
+	struct fstap_rec r = { .op = FSTAP_OP_READDIR, .obj = 2, .nentries = 1, .entries = &ent },
+			 g = { .op = FSTAP_OP_GETATTR, .obj = 3 };
+	struct rp_task *t, *u, out = { 0 };
+	static char path[3001];
+	struct rp_stream s;
+	struct rp_plan *p;
+	struct rp_arena *a;
+	unsigned widx;
+	bool alone;
+
+	ck_assert_uint_eq(fstap_rec_clone_size(&r, FSTAP_CLONE_OP) % 8, 1);
+	memset(path, 'x', sizeof(path) - 1);
+	path[0] = '/';
+	ck_assert_int_eq(rp_arena_new(&a), 0);
+	ck_assert_int_eq(rp_plan_new(1 << 20, &p), 0);
+	rp_stream_init(&s);
+	ck_assert_int_eq(rp_plan_add_stream(p, &s), 0);
+	t = task(a, &r, 1);
+	t->path = path;		/* more than a first block: one of its own size */
+	u = task(a, &g, 2);
+	ck_assert_int_eq(rp_stream_put(p, &s, t, 0, true), 0);
+	ck_assert_int_eq(rp_stream_put(p, &s, u, 0, true), 0);
+	ck_assert(rp_stream_next(p, &s, false, &out, &widx, &alone));
+	same_task(&out, t);
+	ck_assert(rp_stream_next(p, &s, false, &out, &widx, &alone));
+	same_task(&out, u);
+	rp_task_free(t);
+	rp_task_free(u);
+	rp_stream_release(p, &s);
+	rp_plan_free(p);
+	rp_arena_free(a);
+}
+END_TEST
+
 struct producer {
 	struct rp_plan *p;
 	struct rp_stream *s;
@@ -333,6 +376,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, test_plan_roundtrip);
 	tcase_add_test(tc, test_plan_budget);
 	tcase_add_test(tc, test_plan_many_streams);
+	tcase_add_test(tc, test_plan_clone_fits);
 	tcase_add_test(tc, test_plan_threads);
 	suite_add_tcase(s, tc);
 	return s;
