@@ -124,7 +124,7 @@ static uint64_t *known_slot(struct rp_worker *me, unsigned idx)
 	return &me->known[idx];
 }
 
-static int add_dep(struct rp_task *t, struct rp_worker *me, struct rp_worker *w, uint64_t wseq)
+int rp_deps_add(struct rp_task *t, struct rp_worker *me, struct rp_worker *w, uint64_t wseq)
 {
 	uint64_t *k;
 
@@ -154,7 +154,7 @@ int rp_deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me)
 			e->head = (e->head + 1) % e->cap;
 			e->len--;
 		}
-		if ((ret = add_dep(t, me, w, w->ended)))
+		if ((ret = rp_deps_add(t, me, w, w->ended)))
 			return ret;
 	}
 	return 0;
@@ -224,7 +224,7 @@ int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
 	for (i = 0; i < t->nres; i++) {
 		uint64_t *v = fstap_map_get(&r->res_last, t->res[i]);
 
-		if (v && (ret = add_dep(t, me, r->w[*v & 0xfffff], *v >> 20)))
+		if (v && (ret = rp_deps_add(t, me, r->w[*v & 0xfffff], *v >> 20)))
 			return ret;
 		if ((t->rec.op == FSTAP_OP_RELEASE || t->rec.op == FSTAP_OP_RELEASEDIR) &&
 		    (t->res[i] & 1)) {

@@ -114,23 +114,35 @@ static void count_rank_deps(struct run *r, const struct rp_task *t, const struct
 
 /*
  * t's recorded gap on w: from w's previous end (the run's start for its
- * first op), or, paced with thread order (t waits for the other workers'
- * ends before its start), from the end of a worker started in the gap
- * that t's thread waited for (rp_pace_joined; t->joined: the worker
- * counts it from its dependencies' end).
+ * first op), or, paced, from the end of a worker started in the gap that
+ * t's thread waited for (rp_pace_joined); then t->joined, and t waits for
+ * that worker's latest op (with --order=thread it does anyway) and its gap
+ * counts from when the replay finished it.
  */
-static uint64_t recorded_gap(const struct run *r, struct rp_task *t, const struct rp_worker *w)
+static int recorded_gap(struct run *r, struct rp_task *t, struct rp_worker *w)
 {
 	uint64_t from = w->prev_end, start = t->rec.start_ns;
+	struct rp_worker *joined = NULL;
 	size_t i;
 
-	if (r->o->pace_pct && r->o->order == RP_ORDER_THREAD && w->wseq)
-		for (i = 0; i < r->nw; i++)
-			if (r->w[i] != w && r->w[i]->wseq)
-				from = rp_pace_joined(from, w->prev_end, start,
-						      r->w[i]->first_start, r->w[i]->prev_end);
-	t->joined = from != w->prev_end;
-	return start > from ? start - from : 0;
+	if (r->o->pace_pct && w->wseq)
+		for (i = 0; i < r->nw; i++) {
+			struct rp_worker *o = r->w[i];
+			uint64_t f;
+
+			if (o == w || !o->wseq)
+				continue;
+			f = rp_pace_joined(from, w->prev_end, start, o->first_start, o->prev_end);
+			if (f != from) {
+				from = f;
+				joined = o;
+			}
+		}
+	t->joined = joined != NULL;
+	t->gap_ns = start > from ? start - from : 0;
+	if (joined && r->o->order != RP_ORDER_THREAD)
+		return rp_deps_add(t, w, joined, joined->wseq);
+	return 0;
 }
 
 /*
@@ -158,10 +170,10 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 		w->prev_end = r->origin;
 	if (!w->wseq)
 		w->first_start = t->rec.start_ns;
-	t->gap_ns = recorded_gap(r, t, w);
+	if ((ret = recorded_gap(r, t, w)))
+		return ret;
 	if (r->native)
-		t->gap_ns = rp_native_gap(&r->rtt, t->gap_ns, ts->hidden_ns, t->rec.op);
-	ts->hidden_ns = 0;
+		t->gap_ns = rp_native_gap(&ts->native, t->gap_ns);
 	if (end > w->prev_end)
 		w->prev_end = end;
 	w->wseq++;
@@ -194,11 +206,8 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 	}
 	if ((ret = counted_in(r, t, &cnt)))
 		return ret;
-	if (r->native) {
-		rp_native_seen(&r->rtt, ts->last_op, ts->last_end, &t->rec, t->marked);
-		ts->last_op = t->rec.op;
-		ts->last_end = fstap_sat_add(t->rec.start_ns, t->rec.dur_ns);
-	}
+	if (r->native)
+		rp_native_step(&r->gaps, &ts->native, &t->rec, t->marked);
 	r->res = cnt;	/* the syncs it finds are counted there */
 	ret = r->sync_unflagged ? rp_sync_after_write(r, ts, t) : 0;
 	r->res = res;
@@ -220,10 +229,6 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		rp_ns_changes(r, t);
 	}
 	if (!issue) {
-		/* a request the thread waited for inside a call (no reply to a forget) */
-		if (r->native && t->rec.op != FSTAP_OP_FORGET)
-			ts->hidden_ns = fstap_sat_add(ts->hidden_ns, fstap_sat_add(t->rec.dur_ns,
-						rp_native_rtt(&r->rtt, t->rec.op)));
 		rp_task_free(t);
 		return 0;
 	}

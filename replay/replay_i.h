@@ -177,50 +177,67 @@ uint64_t rp_pace_joined(uint64_t from, uint64_t own_end, uint64_t start, uint64_
 			uint64_t last_end);
 
 /*
- * --pace=native: the recorder's round trips (recorder.calibration of the
- * trace's metadata), taken out of the recorded gaps.
+ * --pace=native: the recorder's share of the recorded gaps (timing.c), and
+ * what is left of them: the application's think time.
  */
-struct rp_native {
-	uint64_t meta_ns;	/* a request without data (GETATTR) */
-	uint64_t data_ns;	/* a READ or WRITE */
-	bool writeback;		/* writeback cache: a WRITE was not the thread's wait */
-	/* the round trips seen in the trace so far (rp_native_seen), meta and data */
-	uint64_t seen_ns[2], seen_n[2];
+struct rp_native_trans {
+	uint64_t sum_ns;	/* the gaps of a transition seen so far */
+	uint32_t n;
 };
 
-/* Round trips seen in the trace stand for the calibration from this many on. */
-#define RP_NATIVE_MIN_SEEN 16
-/* A gap above this between two requests of one system call is not counted. */
-#define RP_NATIVE_MAX_SEEN_NS 1000000ull
+struct rp_native {
+	uint64_t meta_ns;	/* calibration: a request without data (GETATTR) */
+	uint64_t data_ns;	/* calibration: a READ or WRITE */
+	bool writeback;		/* writeback cache: a WRITE was not the thread's wait */
+	/* the round trips seen in the trace so far, meta and data */
+	uint64_t seen_ns[2], seen_n[2];
+	/* per transition, [previous op * FSTAP_OP_NR + op] */
+	struct rp_native_trans *trans;
+};
 
-/* The figures of a trace's metadata: 0, or -ENOENT if it has none. */
-int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n);
+/* A recorded thread's gaps so far (zeroed to start). */
+struct rp_native_thread {
+	bool started;		/* it had a request: ... */
+	uint64_t last_end;	/* ... its previous request's end ... */
+	unsigned last_op;	/* ... and type */
+	uint64_t think_ns;	/* its think time since its latest issued operation */
+	uint64_t owed_ns;	/* the recorder's share its next gaps still hold */
+};
+
+/* Means seen in the trace stand for the calibration from this many on. */
+#define RP_NATIVE_MIN_SEEN 16
+/* A gap above this is not counted in a mean: it holds something else. */
+#define RP_NATIVE_MAX_SEEN_NS 1000000ull
+/* A transition's floor is at most this many round trips. */
+#define RP_NATIVE_FLOOR_CAP 4
+
 /*
- * Counts the gap between a thread's request of type prev_op and its next
- * one, c, if the kernel sent both inside one system call, so that the gap
- * is one round trip and nothing of the application's: a lookup and the
- * create, open, mkdir, mknod, symlink or getattr of the name it found
- * (meta), the kernel's getxattr of security.capability and the write it
- * comes before (marked; data).
+ * From a trace's metadata: 0, -ENOENT if it has no calibration (n is then
+ * usable for rp_native_rtt only), -ENOMEM. rp_native_free frees it.
  */
-void rp_native_seen(struct rp_native *n, unsigned prev_op, uint64_t prev_end,
-		    const struct fstap_rec *c, bool marked);
+int rp_native_init(const struct fstap_meta *m, struct rp_native *n);
+void rp_native_free(struct rp_native *n);
 /*
- * The round trip the application waited for in a request of type op: the
- * mean of those of its kind seen in the trace (of the other kind's if its
- * own are too few), the calibration's until RP_NATIVE_MIN_SEEN are seen.
+ * The round trip of a request of type op: the mean of those of its kind
+ * (meta, or data for reads and writes) seen in the trace (of the other
+ * kind's if its own are too few), the calibration's until
+ * RP_NATIVE_MIN_SEEN are seen; 0 for a write with the writeback cache.
  */
 uint64_t rp_native_rtt(const struct rp_native *n, unsigned op);
 /*
- * The gap the application had before a request of type op: the recorded
- * gap less the round trip around it (the reply of the thread's previous
- * request and this request's way to the recorder: one round trip) and
- * hidden_ns, the time of the thread's requests in the gap that the replay
- * does not issue (each one's duration and round trip: the kernel's own
- * lookups of a path walk, for instance). Never negative.
+ * Record c of thread th, in start order (marked: a write the kernel's
+ * getxattr of security.capability came before): adds to th's think time
+ * what of the gap before c was not the recorder's.
  */
-uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidden_ns,
-		       unsigned op);
+void rp_native_step(struct rp_native *n, struct rp_native_thread *th, const struct fstap_rec *c,
+		    bool marked);
+/*
+ * The gap the application had before th's issued operation whose recorded
+ * gap is gap_ns: th's think time since its previous one, at most gap_ns
+ * (a gap that counts from a joined thread's end is shorter). Starts th's
+ * next think time.
+ */
+uint64_t rp_native_gap(struct rp_native_thread *th, uint64_t gap_ns);
 
 /* ---- races.c: races in the recording ------------------------------------ */
 

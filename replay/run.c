@@ -145,6 +145,7 @@ static void run_release(struct run *r)
 	free(r->comms);
 	rp_stream_release(r->plan, &r->onecpu);
 	rp_plan_free(r->plan);
+	rp_native_free(&r->gaps);
 	fstap_pathmap_free(r->pm);
 	rp_arena_free(r->arena);	/* every task is freed by now */
 }
@@ -159,13 +160,15 @@ static void forget_obj(void *arg, uint64_t obj)
 
 /*
  * Sets up r (its result r->res) for the trace rd: its maps, what the
- * metadata says about the recording. Returns the reorder window.
+ * metadata says about the recording, the reorder window in *window.
+ * 0 or -ENOMEM.
  */
-static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
+static int run_setup(struct run *r, const struct fstap_reader *rd, uint64_t *window)
 {
 	const struct rp_options *o = r->o;
 	const struct fstap_meta *meta = &fstap_reader_info(rd)->meta;
-	uint64_t window, flush = meta->flush_interval_ns;
+	uint64_t flush = meta->flush_interval_ns;
+	int ret;
 
 	rp_stats_init(&r->res->stats);
 	r->res->order = o->order;
@@ -184,16 +187,19 @@ static uint64_t run_setup(struct run *r, const struct fstap_reader *rd)
 	r->attr_stale = meta->attrs_stale;
 	r->sync_unflagged = !meta->syncs_flagged;
 	if (o->pace_native && o->pace_pct) {
-		r->native = !rp_native_from_meta(meta, &r->rtt);
+		ret = rp_native_init(meta, &r->gaps);
+		if (ret == -ENOMEM)
+			return ret;
+		r->native = !ret;
 		if (!r->native && !o->notes_said)
 			fstap_warn("trace '%s' has no round-trip calibration (recorder.calibration): "
 				   "--pace=native keeps the recorded gaps, as --pace=orig", o->trace);
 	}
 	r->res->pace_native = r->native;
-	window = o->window_ns ? o->window_ns : fstap_sat_add(flush, WINDOW_MARGIN_NS);
+	*window = o->window_ns ? o->window_ns : fstap_sat_add(flush, WINDOW_MARGIN_NS);
 	rp_shared_track_order(r->sh, o->order == RP_ORDER_NONE);
 	rp_shared_allow_devices(r->sh, o->devices);
-	return window;
+	return 0;
 }
 
 /*
@@ -233,7 +239,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 	struct rp_result *res;
 	struct stat st;
 	char *msg = NULL;
-	uint64_t window;
+	uint64_t window = 0;
 	int root_fd, ret;
 	mode_t old_umask;
 	size_t i;
@@ -267,8 +273,9 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		return fstap_error(-ENOMEM, "cannot replay: out of memory");
 	}
 	r.res = res;
-	window = run_setup(&r, rd);
-	ret = o->divlog_max ? rp_divlog_new(o->divlog_max, &res->divlog) : 0;
+	ret = run_setup(&r, rd, &window);
+	if (!ret && o->divlog_max)
+		ret = rp_divlog_new(o->divlog_max, &res->divlog);
 	if (ret)
 		fstap_error(ret, "cannot replay: out of memory");
 	rp_shared_set_divlog(r.sh, res->divlog);

@@ -162,9 +162,7 @@ struct tstate {
 	/* its non-kernel records and write markers still in the stage, in start order */
 	struct rp_task *head, *tail;
 	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
-	uint64_t hidden_ns;	/* --pace=native: its requests not issued since its latest op */
-	uint64_t last_end;	/* --pace=native: its previous record's end ... */
-	unsigned last_op;	/* ... and type (rp_native_seen) */
+	struct rp_native_thread native;	/* --pace=native: its gaps */
 	struct rp_fh_hist fh_hist;	/* its latest requests (classify.c) */
 };
 
@@ -186,7 +184,7 @@ struct run {
 	bool attr_stale;	/* the recording did not cache attributes */
 	bool sync_unflagged;	/* the kernel's syncs after synchronous writes are not flagged */
 	bool native;		/* --pace=native with the trace's round trips */
-	struct rp_native rtt;	/* the trace's round trips (timing.c) */
+	struct rp_native gaps;	/* the recorder's share of the gaps (timing.c) */
 	struct fstap_map comm_of;	/* pid + 1 -> its latest process name (char *), divergence log */
 	char **comms;		/* every name comm_of ever held (owned) */
 	size_t ncomms, capcomms;
@@ -310,6 +308,8 @@ void rp_borrowed_release(struct run *r);
 /* The worker that runs t (started if new), or NULL on -ENOMEM. */
 struct rp_worker *rp_worker_for_task(struct run *r, struct tstate *ts, struct rp_task *t);
 int rp_ends_push(struct ends_ring *e, uint64_t wseq, uint64_t end);
+/* t (of worker me) waits until w has done its ops up to wseq. 0 or -ENOMEM. */
+int rp_deps_add(struct rp_task *t, struct rp_worker *me, struct rp_worker *w, uint64_t wseq);
 int rp_deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me);
 void rp_resources(struct run *r, struct rp_task *t);
 int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me);

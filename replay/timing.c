@@ -25,20 +25,38 @@
  * later, symmetrically. The reported schedule lag is a(k) - ideal(k),
  * counted as 0 when the worker is early (paying back debt).
  *
- * --pace=native takes the recorder's own cost out of each gap: a recorded
- * gap runs from the recorder's reply to a thread's previous request to the
- * recorder's start of its next one, so it holds one FUSE round trip beyond
- * the application's think time (the reply's way back, the next request's
- * way in). The recorder measures one when it starts (recorder.calibration,
- * src/record/calibrate.c), on an idle private mount; the trace itself
- * shows the round trips under the recording's own load, between two
- * requests the kernel sends inside one system call (a lookup and the open
- * or create of the name, the getxattr of security.capability and the
- * write): their mean, once RP_NATIVE_MIN_SEEN are seen, stands for the
- * calibration. Requests of the thread that the replay does not issue (the
- * lookups of a path walk, the kernel's getxattr before a write)
- * were waited for inside a system call: their durations and round trips
- * come off as well. The result is clamped at 0.
+ * --pace=native takes the recorder's share out of each gap. A recorded gap
+ * runs from the recorder's reply to a thread's previous request to the
+ * recorder's start of its next one: the reply's way back, the
+ * application's own time, the next request's way in, and whatever kept the
+ * thread from a CPU meanwhile (the recorder's threads among them: a
+ * recording short of CPUs has gaps much longer than one round trip). The
+ * replay cannot see the application's time apart, so it estimates the
+ * recorder's share of each gap between two requests of a thread from the
+ * gaps of the same kind:
+ *  - the round trip: the mean gap between two requests the kernel sends
+ *    inside one system call (a lookup and the create, open, mkdir, mknod,
+ *    symlink or getattr of the name it found; the kernel's getxattr of
+ *    security.capability and the write it comes before), nothing of the
+ *    application's between them; the calibration of the trace's metadata
+ *    (recorder.calibration, src/record/calibrate.c) until
+ *    RP_NATIVE_MIN_SEEN are seen;
+ *  - the floor of a transition (the previous request's type, this one's):
+ *    the mean of the gaps of that transition so far (those up to
+ *    RP_NATIVE_MAX_SEEN_NS), once RP_NATIVE_MIN_SEEN are seen, the round
+ *    trip until then, and never more than RP_NATIVE_FLOOR_CAP round trips:
+ *    a loop that calls the file system with no work between the calls has
+ *    gaps of the recorder's alone, and their mean is what to take out of
+ *    each; an application that thinks for long between calls keeps all
+ *    but the cap of it.
+ * A gap shorter than its floor leaves the rest owed (at most the cap), and
+ * the thread's next gaps pay it first: the floor is a mean, so over a run
+ * the gaps lose about their recorder's share in total, not only the part
+ * of each above the mean. What is left of the gaps between the thread's
+ * previous issued operation and the next one is its think time; the
+ * durations of requests the replay does not issue (the lookups of a path
+ * walk, the flush of a close) were the thread's waits inside a system call
+ * and are not. A forget has no reply and is no wait of the thread's.
  *
  * A thread that started other threads and waits for them to end (a join)
  * has a recorded gap that is no think time: it holds the other threads'
@@ -53,6 +71,7 @@
  * Not here: where the gaps come from (dispatch.c computes them).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -118,7 +137,7 @@ uint64_t rp_pace_joined(uint64_t from, uint64_t own_end, uint64_t start, uint64_
 	return from;
 }
 
-int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n)
+int rp_native_init(const struct fstap_meta *m, struct rp_native *n)
 {
 	memset(n, 0, sizeof(*n));
 	n->writeback = m->writeback_cache;
@@ -126,11 +145,19 @@ int rp_native_from_meta(const struct fstap_meta *m, struct rp_native *n)
 		return -ENOENT;
 	n->meta_ns = m->meta_round_trip_ns;
 	n->data_ns = m->data_round_trip_ns;
-	return 0;
+	n->trans = calloc((size_t)FSTAP_OP_NR * FSTAP_OP_NR, sizeof(*n->trans));
+	return n->trans ? 0 : -ENOMEM;
 }
 
-void rp_native_seen(struct rp_native *n, unsigned prev_op, uint64_t prev_end,
-		    const struct fstap_rec *c, bool marked)
+void rp_native_free(struct rp_native *n)
+{
+	free(n->trans);
+	n->trans = NULL;
+}
+
+/* Counts the gap e before c if it is a round trip between two requests of one call. */
+static void seen_round_trip(struct rp_native *n, unsigned prev_op, uint64_t e,
+			    const struct fstap_rec *c, bool marked)
 {
 	unsigned kind;
 
@@ -142,9 +169,9 @@ void rp_native_seen(struct rp_native *n, unsigned prev_op, uint64_t prev_end,
 		kind = 0;
 	else
 		return;
-	if (c->start_ns < prev_end || c->start_ns - prev_end > RP_NATIVE_MAX_SEEN_NS)
+	if (e > RP_NATIVE_MAX_SEEN_NS)
 		return;
-	n->seen_ns[kind] += c->start_ns - prev_end;
+	n->seen_ns[kind] += e;
 	n->seen_n[kind]++;
 }
 
@@ -161,10 +188,49 @@ uint64_t rp_native_rtt(const struct rp_native *n, unsigned op)
 	return kind ? n->data_ns : n->meta_ns;
 }
 
-uint64_t rp_native_gap(const struct rp_native *n, uint64_t gap_ns, uint64_t hidden_ns,
-		       unsigned op)
+/* The recorder's share to take out of a gap e from prev_op to op; learns e. */
+static uint64_t floor_of(struct rp_native *n, unsigned prev_op, unsigned op, uint64_t e)
 {
-	uint64_t off = fstap_sat_add(hidden_ns, rp_native_rtt(n, op));
+	struct rp_native_trans *tr = &n->trans[(size_t)prev_op * FSTAP_OP_NR + op];
+	uint64_t rtt = rp_native_rtt(n, op), cap = rtt * RP_NATIVE_FLOOR_CAP, floor;
 
-	return gap_ns > off ? gap_ns - off : 0;
+	floor = tr->n >= RP_NATIVE_MIN_SEEN ? tr->sum_ns / tr->n : rtt;
+	if (e <= RP_NATIVE_MAX_SEEN_NS) {
+		tr->sum_ns += e;
+		tr->n++;
+	}
+	return floor < cap ? floor : cap;
+}
+
+void rp_native_step(struct rp_native *n, struct rp_native_thread *th, const struct fstap_rec *c,
+		    bool marked)
+{
+	uint64_t e, off;
+
+	if (c->op == FSTAP_OP_FORGET || c->op >= FSTAP_OP_NR)
+		return;
+	if (th->started && c->start_ns >= th->last_end) {
+		e = c->start_ns - th->last_end;
+		seen_round_trip(n, th->last_op, e, c, marked);
+		off = fstap_sat_add(floor_of(n, th->last_op, c->op, e), th->owed_ns);
+		if (e >= off) {
+			th->think_ns = fstap_sat_add(th->think_ns, e - off);
+			th->owed_ns = 0;
+		} else {
+			uint64_t cap = rp_native_rtt(n, c->op) * RP_NATIVE_FLOOR_CAP;
+
+			th->owed_ns = off - e < cap ? off - e : cap;
+		}
+	}
+	th->started = true;
+	th->last_op = c->op;
+	th->last_end = fstap_sat_add(c->start_ns, c->dur_ns);
+}
+
+uint64_t rp_native_gap(struct rp_native_thread *th, uint64_t gap_ns)
+{
+	uint64_t think = th->think_ns;
+
+	th->think_ns = 0;
+	return gap_ns < think ? gap_ns : think;
 }

@@ -28,12 +28,13 @@ static const char usage[] =
 	"\n"
 	"  --order=MODE       strict (one thread, global order), thread (one thread\n"
 	"                     per recorded thread, cross-thread happens-before kept;\n"
-	"                     the default), resource (per-object order kept), none\n"
+	"                     the default), resource (per-object order kept; the\n"
+	"                     default with --pace=native), none\n"
 	"  --pace=PACE        afap (as fast as possible, the default), orig (keep\n"
 	"                     the recorded think time), N% of it, or native (the\n"
-	"                     think time less the recorder's round trips, measured\n"
-	"                     when the trace was recorded: the application's pace\n"
-	"                     without the recorder)\n"
+	"                     think time less the recorder's share of it, estimated\n"
+	"                     from the trace and its calibration: the application's\n"
+	"                     pace without the recorder)\n"
 	"  --runs=N           replay N times (on the same DIR: prepare it again\n"
 	"                     between runs for identical starting states)\n"
 	"  --prepare          first prepare DIR (empty) from TRACE as 'fstap prepare'\n"
@@ -151,6 +152,7 @@ struct replay_cli {
 	enum rp_split split;
 	unsigned clones;
 	bool drop, progress, mpi, split_set, sync_end, prepare;
+	bool order_set;		/* --order was given */
 };
 
 enum { OPT_ORDER = 256, OPT_PACE, OPT_RUNS, OPT_JSON, OPT_CSV, OPT_DROP, OPT_LIMIT,
@@ -216,6 +218,7 @@ static int parse_option(int c, char *arg, struct replay_cli *cli)
 		if (rp_order_parse(arg, &cli->o.order))
 			return cmd_usage_error("replay", "--order must be strict, thread, "
 					       "resource or none, not '%s'", arg);
+		cli->order_set = true;
 		return 0;
 	case OPT_PACE:
 		if (rp_pace_parse(arg, &cli->o.pace_pct, &cli->o.pace_native))
@@ -316,6 +319,9 @@ static int parse_options(int argc, char **argv, struct replay_cli *cli)
 		return cmd_usage_error("replay", "expected TRACE and DIR arguments");
 	if ((ret = check_combinations(cli)))
 		return ret;
+	/* the recording's order between threads is the recorder's (docs/replay.md, "Pacing") */
+	if (cli->o.pace_native && !cli->order_set)
+		cli->o.order = RP_ORDER_RESOURCE;
 	cli->o.divlog_max = cli->divlog ? cli->divmax : 0;
 	cli->o.trace = argv[optind];
 	cli->o.dir = argv[optind + 1];

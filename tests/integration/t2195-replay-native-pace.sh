@@ -7,9 +7,10 @@
 # import) still replays with --pace=native, with one line saying that the
 # recorded gaps are kept. A thread that starts another and waits for its
 # end (a fork and join, in a trace made here) does not keep its recorded
-# wait: paced natively, the joined thread's gaps shrink and so does the
-# run, the joining operation is not counted late; paced as recorded, the
-# run keeps the joined thread's pace. The round trips seen in a trace (a
+# wait: paced natively (by resource order, the default with native), the
+# joined thread's gaps shrink and so does the run, the joining operation
+# comes after the joined thread's last one and is not counted late; paced
+# as recorded, the run keeps the joined thread's pace. The round trips seen in a trace (a
 # lookup and the mkdir of its name) stand for a calibration that says
 # otherwise.
 . "$(dirname "$0")/lib-record.sh"
@@ -129,6 +130,14 @@ elif [ "$elapsed" -ge 300 ]; then
 else
 	fail "--pace=native of a fork and join: a schedule lag of $lag ms"
 fi
+# --pace=native orders the threads by resource, not as the recorder ran
+# them; the joining thread still waits for the joined one's end
+[ "$(json_get "$T/fj.json" "j['order']")" = resource ] ||
+	fail "--pace=native did not replay with --order=resource: $(json_get "$T/fj.json" "j['order']")"
+python3 -c 'import os, sys
+e, x = os.stat(sys.argv[1] + "/e").st_ctime_ns, os.stat(sys.argv[1] + "/d/x39").st_ctime_ns
+sys.exit(0 if e >= x else "the joining thread made e %.1f ms before the joined one made d/x39" % ((x - e) / 1e6))' "$T/r" ||
+	fail "--pace=native did not wait for the joined thread"
 rm -rf "$T/r" && mkdir "$T/r"
 expect_exit 0 "$FSTAP" prepare -q "$T/fj.trace" "$T/r"
 expect_exit 0 "$FSTAP" replay --no-progress --pace=orig --json="$T/fj-orig.json" "$T/fj.trace" "$T/r"

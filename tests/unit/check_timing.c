@@ -2,12 +2,16 @@
  * check_timing.c: pacing arithmetic with a fake clock (no timed tests):
  * afap never sleeps, orig keeps the gaps, N% scales them, and the
  * lateness of each sleep is carried forward so that it never accumulates;
- * --pace=native's gaps: the recorded gap less the round trips of the
- * trace's metadata, never negative, for the metadata of each cache mode;
- * a gap that holds the whole run of a thread started in it counts from
- * that thread's end (a join), and only then; the round trips seen in the
- * trace (two requests of one system call) stand for the calibration once
- * there are enough of them, per kind.
+ * --pace=native's think times: each gap of a thread less the round trip of
+ * the trace's metadata (per kind, for each cache mode) until its
+ * transition's own mean is known, then less that mean, at most
+ * RP_NATIVE_FLOOR_CAP round trips; a gap shorter than that leaves the rest
+ * owed to the next ones (at most the cap); the durations of requests not
+ * issued are no think time; never more than the recorded gap. A gap that
+ * holds the whole run of a thread started in it counts from that thread's
+ * end (a join), and only then; the round trips seen in the trace (two
+ * requests of one system call) stand for the calibration once there are
+ * enough of them, per kind.
  */
 #include <check.h>
 #include <errno.h>
@@ -150,7 +154,7 @@ static json_t *mode_meta(const char *mode, bool writeback, int m, int d)
 	return meta;
 }
 
-/* rp_native_from_meta of meta as a reader parses it (NULL: no metadata). */
+/* rp_native_init of meta as a reader parses it (NULL: no metadata). */
 static int native_of(json_t *meta, struct rp_native *n)
 {
 	char *s = meta ? json_dumps(meta, JSON_COMPACT) : NULL;
@@ -158,7 +162,21 @@ static int native_of(json_t *meta, struct rp_native *n)
 
 	fstap_meta_parse(s, &m);
 	free(s);
-	return rp_native_from_meta(&m, n);
+	return rp_native_init(&m, n);
+}
+
+/* A request of type op of thread th from start to start + dur; th's think time then. */
+static uint64_t step(struct rp_native *n, struct rp_native_thread *th, unsigned op,
+		     uint64_t start, uint64_t dur, bool marked)
+{
+	struct fstap_rec c;
+
+	memset(&c, 0, sizeof(c));
+	c.op = (uint16_t)op;
+	c.start_ns = start;
+	c.dur_ns = dur;
+	rp_native_step(n, th, &c, marked);
+	return th->think_ns;
 }
 
 START_TEST(test_timing_native_gap)
@@ -168,25 +186,49 @@ START_TEST(test_timing_native_gap)
 		bool writeback;
 	} modes[] = { { "all", false }, { "calls", false }, { "direct", false },
 		      { "kernel", true } };
-	unsigned i;
+	unsigned i, k;
 
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		json_t *meta = mode_meta(modes[i].mode, modes[i].writeback, 15000, 20000);
+		struct rp_native_thread th = { 0 };
 		struct rp_native n;
 
 		ck_assert_int_eq(native_of(meta, &n), 0);
-		/* the recorded gap less one round trip of the request's kind */
-		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_GETATTR), 85000);
-		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_READ), 80000);
-		/* and less the requests of the thread not issued in between */
-		ck_assert_uint_eq(rp_native_gap(&n, 100000, 30000, FSTAP_OP_OPEN), 55000);
-		/* never negative: a gap that was all round trip is none */
-		ck_assert_uint_eq(rp_native_gap(&n, 9000, 0, FSTAP_OP_GETATTR), 0);
-		ck_assert_uint_eq(rp_native_gap(&n, 0, 0, FSTAP_OP_READ), 0);
-		ck_assert_uint_eq(rp_native_gap(&n, 40000, UINT64_MAX, FSTAP_OP_OPEN), 0);
+		/* its first request: no gap before it */
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, 0, 1000, false), 0);
+		/* a gap less one round trip of the request's kind */
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, 101000, 1000, false), 85000);
+		ck_assert_uint_eq(rp_native_gap(&th, UINT64_MAX), 85000);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_READ, 202000, 1000, false), 80000);
+		/* never more than the recorded gap; the next think time starts at 0 */
+		ck_assert_uint_eq(rp_native_gap(&th, 30000), 30000);
+		ck_assert_uint_eq(th.think_ns, 0);
+		/* a request not issued in between (a lookup): its gap is counted,
+		 * its duration is not */
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_LOOKUP, 253000, 9000, false), 35000);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_OPEN, 302000, 1000, false), 60000);
+		ck_assert_uint_eq(rp_native_gap(&th, 100000), 60000);
+		/* a gap shorter than the round trip: none, and the rest is owed */
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, 312000, 1000, false), 0);
+		ck_assert_uint_eq(th.owed_ns, 6000);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_MKDIR, 413000, 1000, false), 79000);
+		ck_assert_uint_eq(th.owed_ns, 0);
+		rp_native_gap(&th, UINT64_MAX);
+		/* at most RP_NATIVE_FLOOR_CAP round trips are owed */
+		for (k = 0; k < 10; k++)
+			step(&n, &th, FSTAP_OP_SETATTR, 414000, 0, false);
+		ck_assert_uint_eq(th.owed_ns, RP_NATIVE_FLOOR_CAP * 15000);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_STATFS, 1414000, 0, false),
+				  1000000 - (RP_NATIVE_FLOOR_CAP + 1) * 15000);
+		rp_native_gap(&th, UINT64_MAX);
 		/* a write through the writeback cache was not a round trip of the thread's */
-		ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_WRITE),
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_WRITE, 1514000, 0, false),
 				  modes[i].writeback ? 100000 : 80000);
+		/* a forget has no reply: no gap before or after it */
+		rp_native_gap(&th, UINT64_MAX);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_FORGET, 1600000, 0, false), 0);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, 1614000, 0, false), 85000);
+		rp_native_free(&n);
 		json_decref(meta);
 	}
 }
@@ -199,6 +241,7 @@ START_TEST(test_timing_native_without_calibration)
 				"meta_round_trip_ns", -5);
 	json_t *meta_only = json_pack("{s:{s:{s:i}}}", "recorder", "calibration",
 				      "meta_round_trip_ns", 7000);
+	struct rp_native_thread th = { 0 };
 	struct rp_native n;
 
 	ck_assert_int_eq(native_of(meta, &n), -ENOENT);
@@ -206,7 +249,9 @@ START_TEST(test_timing_native_without_calibration)
 	ck_assert_int_eq(native_of(NULL, &n), -ENOENT);
 	/* without the data figure, the metadata one stands for both */
 	ck_assert_int_eq(native_of(meta_only, &n), 0);
-	ck_assert_uint_eq(rp_native_gap(&n, 10000, 0, FSTAP_OP_READ), 3000);
+	step(&n, &th, FSTAP_OP_OPEN, 0, 0, false);
+	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_READ, 10000, 0, false), 3000);
+	rp_native_free(&n);
 	json_decref(meta);
 	json_decref(bad);
 	json_decref(meta_only);
@@ -232,35 +277,23 @@ START_TEST(test_timing_join)
 }
 END_TEST
 
-/* A record of type op starting at start ns. */
-static struct fstap_rec rec_at(unsigned op, uint64_t start)
-{
-	struct fstap_rec c;
-
-	memset(&c, 0, sizeof(c));
-	c.op = (uint16_t)op;
-	c.start_ns = start;
-	return c;
-}
-
 START_TEST(test_timing_native_seen)
 {
 	json_t *meta = mode_meta("calls", false, 90000, 80000);
-	struct fstap_rec create = rec_at(FSTAP_OP_CREATE, 1030000);
-	struct fstap_rec write = rec_at(FSTAP_OP_WRITE, 2050000);
+	struct rp_native_thread th = { 0 };
 	struct rp_native n;
+	uint64_t t = 1000000;
 	unsigned i;
 
 	ck_assert_int_eq(native_of(meta, &n), 0);
 	/* not a pair of one system call, or a gap too long to be one: not seen */
 	for (i = 0; i < 40; i++) {
-		struct fstap_rec open = rec_at(FSTAP_OP_OPEN, 1000000 + 5000);
-		struct fstap_rec far = rec_at(FSTAP_OP_CREATE, 1000000 + 2 * RP_NATIVE_MAX_SEEN_NS);
-
-		rp_native_seen(&n, FSTAP_OP_GETATTR, 1000000, &open, false);
-		rp_native_seen(&n, FSTAP_OP_READ, 1000000, &write, false);
-		rp_native_seen(&n, FSTAP_OP_LOOKUP, 1000000, &far, false);
-		rp_native_seen(&n, FSTAP_OP_LOOKUP, 2000000, &create, false);	/* before */
+		step(&n, &th, FSTAP_OP_GETATTR, t, 0, false);
+		step(&n, &th, FSTAP_OP_OPEN, t += 5000, 0, false);
+		step(&n, &th, FSTAP_OP_READ, t += 5000, 0, false);
+		step(&n, &th, FSTAP_OP_WRITE, t += 5000, 0, false);
+		step(&n, &th, FSTAP_OP_LOOKUP, t += 5000, 0, false);
+		step(&n, &th, FSTAP_OP_CREATE, t += 2 * RP_NATIVE_MAX_SEEN_NS, 0, false);
 	}
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_GETATTR), 90000);
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_READ), 80000);
@@ -268,17 +301,45 @@ START_TEST(test_timing_native_seen)
 	 * calibration until RP_NATIVE_MIN_SEEN, then their mean, for both kinds */
 	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++) {
 		ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_MKDIR), 90000);
-		rp_native_seen(&n, FSTAP_OP_LOOKUP, i % 2 ? 1000000 : 1020000, &create, false);
+		step(&n, &th, FSTAP_OP_LOOKUP, t += 100000, 0, false);
+		step(&n, &th, FSTAP_OP_CREATE, t += i % 2 ? 10000 : 30000, 0, false);
 	}
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_MKDIR), 20000);
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_READ), 20000);
-	ck_assert_uint_eq(rp_native_gap(&n, 100000, 0, FSTAP_OP_OPEN), 80000);
 	/* the kernel's getxattr and its write, 50 us apart: the data figure */
-	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++)
-		rp_native_seen(&n, FSTAP_OP_GETXATTR, 2000000, &write, true);
+	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++) {
+		step(&n, &th, FSTAP_OP_GETXATTR, t += 100000, 0, false);
+		step(&n, &th, FSTAP_OP_WRITE, t += 50000, 0, true);
+	}
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_READ), 50000);
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_WRITE), 50000);
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_LOOKUP), 20000);
+	/* a flush and the getattr after it, 60 us apart each time: the round
+	 * trip until RP_NATIVE_MIN_SEEN are seen, then their mean */
+	memset(&th, 0, sizeof(th));
+	step(&n, &th, FSTAP_OP_GETATTR, t += 1000, 0, false);
+	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++) {
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_FLUSH, t += 20000, 0, false), 0);
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, t += 60000, 0, false),
+				  60000 - 20000);
+		rp_native_gap(&th, UINT64_MAX);
+	}
+	step(&n, &th, FSTAP_OP_FLUSH, t += 20000, 0, false);
+	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, t += 60000, 0, false), 0);
+	/* a long think keeps all but that mean */
+	step(&n, &th, FSTAP_OP_FLUSH, t += 20000, 0, false);
+	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, t += 5000000, 0, false),
+			  5000000 - 60000);
+	/* a transition whose gaps are long: the round trip off each until
+	 * RP_NATIVE_MIN_SEEN are seen, then RP_NATIVE_FLOOR_CAP of them */
+	memset(&th, 0, sizeof(th));
+	step(&n, &th, FSTAP_OP_READ, t += 1000, 0, false);
+	for (i = 0; i < 2 * RP_NATIVE_MIN_SEEN; i++)
+		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_READ, t += 500000, 0, false),
+				  i < RP_NATIVE_MIN_SEEN ? (i + 1) * 450000 :
+				  RP_NATIVE_MIN_SEEN * 450000 +
+				  (i + 1 - RP_NATIVE_MIN_SEEN) * (500000 - RP_NATIVE_FLOOR_CAP * 50000));
+	rp_native_free(&n);
 	json_decref(meta);
 }
 END_TEST
