@@ -7,8 +7,11 @@
  *    w, for w's last op whose recorded end is <= X's recorded start (w runs
  *    its ops in order, so all earlier ones are done too). A worker skips
  *    constraints it already waited for (known[]).
- *  - resource: a worker per tid; X waits for the last op dispatched before
- *    it on each of its resources (objects, directory, handles).
+ *  - resource: a worker per tid; X waits, on each of its resources
+ *    (objects, directory, handles), for the last op dispatched before it
+ *    that changes the resource, and if X changes it, for the ops since
+ *    that only read it (RES_READERS of them kept; one more waits for those
+ *    and stands for them). Reads of one file by two threads overlap.
  *  - none: a worker per tid, per-thread order only; ops that run after a
  *    later-recorded op on the same resource are counted (exec.c).
  */
@@ -215,24 +218,147 @@ void rp_resources(struct run *r, struct rp_task *t)
 	}
 }
 
-/* --order=resource: wait for the previous op on each of t's resources. */
+/*
+ * --order=resource: a resource's state in r->res_last: the mark (wseq << 20
+ * | worker idx) of its latest writer, or, once it has readers since, a
+ * pointer to a res_readers tagged with RES_TAG.
+ */
+#define RES_TAG (1ull << 63)
+#define RES_READERS 3
+#define MARK_IDX(m) ((m) & 0xfffff)
+#define MARK_WSEQ(m) ((m) >> 20)
+
+struct res_readers {
+	uint64_t writer;		/* 0: none */
+	uint64_t reader[RES_READERS];	/* one per worker */
+	unsigned n;
+};
+
+/* Whether an op of type op only reads the objects and handles it touches. */
+static bool reads_only(unsigned op)
+{
+	switch (op) {
+	case FSTAP_OP_GETATTR:
+	case FSTAP_OP_READ:
+	case FSTAP_OP_READLINK:
+	case FSTAP_OP_GETXATTR:
+	case FSTAP_OP_LISTXATTR:
+	case FSTAP_OP_ACCESS:
+	case FSTAP_OP_STATFS:
+	case FSTAP_OP_LOOKUP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int wait_mark(struct run *r, struct rp_task *t, struct rp_worker *me, uint64_t m)
+{
+	return m ? rp_deps_add(t, me, r->w[MARK_IDX(m)], MARK_WSEQ(m)) : 0;
+}
+
+/* t, of mark mine, reads the resource whose state is *v. */
+static int add_reader(struct run *r, struct rp_task *t, struct rp_worker *me, uint64_t *v,
+		      uint64_t mine)
+{
+	struct res_readers *s;
+	unsigned i;
+	int ret;
+
+	if (!(*v & RES_TAG)) {
+		if ((ret = wait_mark(r, t, me, *v)))
+			return ret;
+		if (!*v || MARK_IDX(*v) == me->idx) {
+			/* its worker's own or none before: a later reader waits for
+			 * it as for a writer (one worker: no state kept) */
+			*v = mine;
+			return 0;
+		}
+		if (!(s = calloc(1, sizeof(*s))))
+			return -ENOMEM;
+		s->writer = *v;
+		*v = (uint64_t)(uintptr_t)s | RES_TAG;
+	}
+	s = (struct res_readers *)(uintptr_t)(*v & ~RES_TAG);
+	if (*v & RES_TAG && (ret = wait_mark(r, t, me, s->writer)))
+		return ret;
+	for (i = 0; i < s->n; i++)
+		if (MARK_IDX(s->reader[i]) == me->idx) {
+			s->reader[i] = mine;	/* its worker runs it after the earlier one */
+			return 0;
+		}
+	if (s->n == RES_READERS) {
+		/* t waits for them: whoever waits for t waits for them too */
+		for (i = 0; i < s->n; i++)
+			if ((ret = wait_mark(r, t, me, s->reader[i])))
+				return ret;
+		s->n = 0;
+	}
+	s->reader[s->n++] = mine;
+	return 0;
+}
+
+/* t, of mark mine, changes the resource whose state is *v. */
+static int add_writer(struct run *r, struct rp_task *t, struct rp_worker *me, uint64_t *v,
+		      uint64_t mine)
+{
+	unsigned i;
+	int ret;
+
+	if (*v & RES_TAG) {
+		struct res_readers *s = (struct res_readers *)(uintptr_t)(*v & ~RES_TAG);
+
+		ret = wait_mark(r, t, me, s->writer);
+		for (i = 0; i < s->n && !ret; i++)
+			ret = wait_mark(r, t, me, s->reader[i]);
+		if (ret)
+			return ret;
+		free(s);
+	} else if ((ret = wait_mark(r, t, me, *v))) {
+		return ret;
+	}
+	*v = mine;
+	return 0;
+}
+
+static void res_state_free(uint64_t v)
+{
+	if (v & RES_TAG)
+		free((void *)(uintptr_t)(v & ~RES_TAG));
+}
+
+void rp_deps_release(struct run *r)
+{
+	size_t pos = 0;
+	uint64_t key, v;
+
+	while (fstap_map_next(&r->res_last, &pos, &key, &v))
+		res_state_free(v);
+	fstap_map_release(&r->res_last);
+}
+
+/* --order=resource: what t waits for on each of its resources (above). */
 int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
 {
+	uint64_t mine = (me->wseq + 1) << 20 | me->idx;
+	bool reader = reads_only(t->rec.op);
 	uint32_t i;
 	int ret;
 
 	for (i = 0; i < t->nres; i++) {
 		uint64_t *v = fstap_map_get(&r->res_last, t->res[i]);
 
-		if (v && (ret = rp_deps_add(t, me, r->w[*v & 0xfffff], *v >> 20)))
+		if (!v) {
+			if ((ret = fstap_map_put(&r->res_last, t->res[i], 0)))
+				return ret;
+			v = fstap_map_get(&r->res_last, t->res[i]);
+		}
+		ret = reader ? add_reader(r, t, me, v, mine) : add_writer(r, t, me, v, mine);
+		if (ret)
 			return ret;
 		if ((t->rec.op == FSTAP_OP_RELEASE || t->rec.op == FSTAP_OP_RELEASEDIR) &&
-		    (t->res[i] & 1)) {
+		    (t->res[i] & 1))
 			fstap_map_del(&r->res_last, t->res[i], NULL);	/* a handle ends */
-			continue;
-		}
-		if ((ret = fstap_map_put(&r->res_last, t->res[i], (me->wseq + 1) << 20 | me->idx)))
-			return ret;
 	}
 	return 0;
 }

@@ -133,7 +133,7 @@ static void run_release(struct run *r)
 		if (r->tids.keys[i])
 			free((struct tstate *)(uintptr_t)r->tids.vals[i]);
 	fstap_map_release(&r->tids);
-	fstap_map_release(&r->res_last);
+	rp_deps_release(r);
 	rp_races_release(&r->races);
 	fstap_map_release(&r->fh_owner);
 	rp_borrowed_release(r);

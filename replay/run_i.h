@@ -175,7 +175,7 @@ struct run {
 	struct rp_worker **w;
 	size_t nw, capw;
 	struct fstap_map tids;	/* tid + 1 -> struct tstate * */
-	struct fstap_map res_last;	/* resource -> wseq << 20 | worker idx */
+	struct fstap_map res_last;	/* resource -> its writer and readers (deps.c) */
 	struct rp_races races;	/* races in the recording (races.c) */
 	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
 	struct fstap_map fh_remote;	/* --split: fh + 1 -> its open on another rank (borrowed.c) */
@@ -314,6 +314,8 @@ int rp_deps_add(struct rp_task *t, struct rp_worker *me, struct rp_worker *w, ui
 int rp_deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me);
 void rp_resources(struct run *r, struct rp_task *t);
 int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me);
+/* Frees what --order=resource keeps per resource. */
+void rp_deps_release(struct run *r);
 
 /* ---- learn.c -------------------------------------------------------------- */
 
