@@ -52,8 +52,10 @@
  *
  * Adding is O(1) (a count-leading-zeros and a shift); two histograms
  * merge by adding their counters; a percentile is a cumulative scan.
- * Mean and variance are kept by Welford's method, merged with Chan's
- * parallel formula.
+ * Mean and variance come from the exact integer sums of the values and of
+ * their squares (128 bits: 2^40 values of 2^40 ns would still fit), taken
+ * at report time: adding a value costs no division (Welford's method did
+ * one per value, on every replayed operation), and merging is adding.
  */
 #define RP_HIST_BITS 6
 #define RP_HIST_SUB (1u << RP_HIST_BITS)
@@ -62,7 +64,7 @@
 
 struct rp_hist {
 	uint64_t n, min, max;
-	double mean, m2;	/* Welford */
+	unsigned __int128 sum, sum_sq;	/* of the values, of their squares */
 	uint64_t bucket[RP_HIST_NR];
 };
 
@@ -73,6 +75,8 @@ void rp_hist_add(struct rp_hist *h, uint64_t v);
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
 /* The p-th percentile (0 < p <= 100), clamped to [min, max]; 0 if empty. */
 uint64_t rp_hist_percentile(const struct rp_hist *h, double p);
+/* The mean and the sample standard deviation of the values; 0 if too few. */
+double rp_hist_mean(const struct rp_hist *h);
 double rp_hist_stddev(const struct rp_hist *h);
 
 /* ---- stats.c: per-op counters and divergences ---------------------------- */
