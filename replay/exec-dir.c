@@ -277,7 +277,7 @@ int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 	if (!h)
 		return RP_E_UNKNOWN;
 	if (!h->dir) {
-		rp_handle_put(h);
+		rp_handle_put(x, h);
 		return -ENOTDIR;
 	}
 	pthread_mutex_lock(&h->mu);
@@ -320,7 +320,7 @@ int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 		ret = r->result >= 0 ? r->result : 0;
 	}
 	pthread_mutex_unlock(&h->mu);
-	rp_handle_put(h);
+	rp_handle_put(x, h);
 	if (differs)
 		rp_note_div(x, t, RP_DIV_ENTRIES, 0, ret, log ? (missing ? missing : json_array()) : NULL,
 			 log ? (extra ? extra : json_array()) : NULL);

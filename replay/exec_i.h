@@ -29,7 +29,8 @@ struct rp_handle {
 	/* taken under rp_shared.mu, where the table's own reference keeps it
 	 * alive; dropped without it (the last one closes) */
 	atomic_int refs;
-	/* readdir state, protected by mu */
+	struct rp_handle *next_free;	/* in an executor's cache of spare handles */
+	/* readdir state, protected by mu (a directory's only: initialised for those) */
 	pthread_mutex_t mu;
 	bool listed, consumed;
 	uint64_t *names;	/* sorted hashes of the live listing ("." ".." left out) */
@@ -114,6 +115,9 @@ struct rp_exec {
 	char name[NAME_BUF], name2[NAME_BUF];
 	char pbuf[PATH_BUF];
 	char link[PATH_MAX + 1];
+	/* handles closed by this thread, for its next opens (shared.c) */
+	struct rp_handle *spare;
+	unsigned nspare;
 };
 
 #define SYSRET(expr) ((expr) < 0 ? -(int64_t)errno : 0)
@@ -121,15 +125,17 @@ struct rp_exec {
 
 /* ---- shared.c ------------------------------------------------------------- */
 
-void rp_handle_destroy(struct rp_handle *h);
 /* Takes a reference to the live handle of recorded fh, or NULL. */
 struct rp_handle *rp_handle_get(struct rp_shared *sh, uint64_t fh);
-void rp_handle_put(struct rp_handle *h);
+/* Drops a reference; the last one closes the descriptor (x keeps the handle). */
+void rp_handle_put(struct rp_exec *x, struct rp_handle *h);
 /* Maps recorded fh to fd (taken). A stale mapping of the same fh is dropped. */
-int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir);
+int rp_handle_add(struct rp_exec *x, uint64_t fh, int fd, bool dir);
 /* Forgets recorded fh; the descriptor closes when its last user is done. */
-bool rp_handle_remove(struct rp_shared *sh, uint64_t fh);
-struct rp_handle *rp_io_handle(struct rp_shared *sh, uint64_t fh, int64_t *res);
+bool rp_handle_remove(struct rp_exec *x, uint64_t fh);
+struct rp_handle *rp_io_handle(struct rp_exec *x, uint64_t fh, int64_t *res);
+/* Frees the spare handles x keeps. */
+void rp_exec_free_spares(struct rp_exec *x);
 
 /* ---- dircache.c ----------------------------------------------------------- */
 

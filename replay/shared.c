@@ -46,21 +46,49 @@ void rp_shared_track_order(struct rp_shared *sh, bool on)
 	sh->track_order = on;
 }
 
-void rp_handle_destroy(struct rp_handle *h)
+/* Closes h's descriptor and frees its listing: h is no one's any more. */
+static void handle_close(struct rp_handle *h)
 {
 	if (h->fd >= 0)
 		close(h->fd);
-	pthread_mutex_destroy(&h->mu);
+	if (h->dir)
+		pthread_mutex_destroy(&h->mu);
 	if (h->names || h->name_off || h->name_buf || h->seen) {	/* a directory listed */
 		free(h->names);
 		free(h->name_off);
 		free(h->name_buf);
 		free(h->seen);
 	}
-	free(h);
 }
 
-void rp_dircache_clear(struct rp_shared *sh);
+/*
+ * An executor keeps the handles it closed, up to SPARE_MAX, for its next
+ * opens: an open and its release then cost no malloc and free (a thread
+ * that closes more than it opens frees the rest).
+ */
+#define SPARE_MAX 64
+
+static void handle_spare(struct rp_exec *x, struct rp_handle *h)
+{
+	if (x->nspare >= SPARE_MAX) {
+		free(h);
+		return;
+	}
+	h->next_free = x->spare;
+	x->spare = h;
+	x->nspare++;
+}
+
+void rp_exec_free_spares(struct rp_exec *x)
+{
+	while (x->spare) {
+		struct rp_handle *h = x->spare;
+
+		x->spare = h->next_free;
+		free(h);
+	}
+	x->nspare = 0;
+}
 
 void rp_shared_free(struct rp_shared *sh)
 {
@@ -77,8 +105,10 @@ void rp_shared_free(struct rp_shared *sh)
 	}
 	pthread_mutex_destroy(&sh->dmu);
 	for (i = 0; i < sh->handles.cap; i++)
-		if (sh->handles.keys[i])
-			rp_handle_destroy((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
+		if (sh->handles.keys[i]) {
+			handle_close((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
+			free((void *)(uintptr_t)sh->handles.vals[i]);
+		}
 	fstap_map_release(&sh->handles);
 	fstap_map_release(&sh->order);
 	free(sh->foreign);
@@ -107,20 +137,28 @@ struct rp_handle *rp_handle_get(struct rp_shared *sh, uint64_t fh)
 	return h;
 }
 
-void rp_handle_put(struct rp_handle *h)
+void rp_handle_put(struct rp_exec *x, struct rp_handle *h)
 {
-	if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1)
-		rp_handle_destroy(h);
+	if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1) {
+		handle_close(h);
+		handle_spare(x, h);
+	}
 }
 
 /* Maps recorded fh to fd (taken). A stale mapping of the same fh is dropped. */
-int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
+int rp_handle_add(struct rp_exec *x, uint64_t fh, int fd, bool dir)
 {
-	/* malloc, not calloc: glibc's calloc skips the thread's cache */
-	struct rp_handle *h = malloc(sizeof(*h)), *old = NULL;
-	uint64_t v;
-	int ret;
+	struct rp_shared *sh = x->sh;
+	struct rp_handle *h = x->spare, *old = NULL;
+	uint64_t *v;
+	int ret = 0;
 
+	if (h) {
+		x->spare = h->next_free;
+		x->nspare--;
+	} else {
+		h = malloc(sizeof(*h));	/* (not calloc: glibc's skips the thread's cache) */
+	}
 	if (!h || fh == UINT64_MAX) {
 		free(h);
 		if (fd >= 0)
@@ -129,22 +167,29 @@ int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
 	}
 	*h = (struct rp_handle){ .fd = fd, .dir = dir };
 	atomic_init(&h->refs, 1);
-	pthread_mutex_init(&h->mu, NULL);
+	if (dir)
+		pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_lock(&sh->mu);
-	if (fstap_map_del(&sh->handles, fh + 1, &v))
-		old = (struct rp_handle *)(uintptr_t)v;
-	ret = fstap_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
+	if ((v = fstap_map_get(&sh->handles, fh + 1))) {
+		old = (struct rp_handle *)(uintptr_t)*v;
+		*v = (uint64_t)(uintptr_t)h;
+	} else {
+		ret = fstap_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
+	}
 	pthread_mutex_unlock(&sh->mu);
 	if (old)
-		rp_handle_put(old);
-	if (ret)
-		rp_handle_destroy(h);
+		rp_handle_put(x, old);
+	if (ret) {
+		handle_close(h);
+		handle_spare(x, h);
+	}
 	return ret;
 }
 
 /* Forgets recorded fh; the descriptor closes when its last user is done. */
-bool rp_handle_remove(struct rp_shared *sh, uint64_t fh)
+bool rp_handle_remove(struct rp_exec *x, uint64_t fh)
 {
+	struct rp_shared *sh = x->sh;
 	uint64_t v;
 	bool found;
 
@@ -152,7 +197,7 @@ bool rp_handle_remove(struct rp_shared *sh, uint64_t fh)
 	found = fstap_map_del(&sh->handles, fh + 1, &v);
 	pthread_mutex_unlock(&sh->mu);
 	if (found)
-		rp_handle_put((struct rp_handle *)(uintptr_t)v);
+		rp_handle_put(x, (struct rp_handle *)(uintptr_t)v);
 	return found;
 }
 
@@ -162,16 +207,16 @@ bool rp_handle_remove(struct rp_shared *sh, uint64_t fh)
  * for a handle never opened, RP_E_DEVICE_IO for the open of a device node
  * the replay refused (what is done through it is not issued either).
  */
-struct rp_handle *rp_io_handle(struct rp_shared *sh, uint64_t fh, int64_t *res)
+struct rp_handle *rp_io_handle(struct rp_exec *x, uint64_t fh, int64_t *res)
 {
-	struct rp_handle *h = rp_handle_get(sh, fh);
+	struct rp_handle *h = rp_handle_get(x->sh, fh);
 
 	if (!h) {
 		*res = RP_E_UNKNOWN;
 		return NULL;
 	}
 	if (h->fd < 0) {
-		rp_handle_put(h);
+		rp_handle_put(x, h);
 		*res = RP_E_DEVICE_IO;
 		return NULL;
 	}
