@@ -36,7 +36,11 @@ static int resolve(struct run *r, struct rp_task *t)
 	if (n1 >= 0) {
 		memcpy(t->paths, r->p1, (size_t)n1 + 1);
 		t->path = t->paths;
-		t->valid_paths |= fstap_path_valid(t->path) ? RP_PATH_VALID : 0;
+		if (fstap_path_valid(t->path)) {
+			t->valid_paths |= RP_PATH_VALID;
+			t->path_len = (uint16_t)n1;
+			t->path_name = rp_path_name_at(t->path, (size_t)n1);
+		}
 	}
 	if (n2 >= 0) {
 		char *p = t->paths + (n1 >= 0 ? n1 + 1 : 0);

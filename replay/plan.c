@@ -75,6 +75,7 @@ struct job {
 	uint16_t ndeps, path_len, path2_len;	/* a path's length + 1; 0: none */
 	uint8_t nres, bits;
 	uint32_t ns_gen, widx;
+	uint16_t path_name;	/* JOB_PATH_VALID: where path's last component starts */
 	uint64_t wseq, seq, recno, gap_ns;
 	const char *comm;
 	/* struct rp_dep deps[ndeps], uint64_t res[nres], path, path2, the packed record */
@@ -485,6 +486,7 @@ int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *
 				  ((t->valid_paths & RP_PATH2_VALID) ? JOB_PATH2_VALID : 0)),
 		.ns_gen = t->ns_gen, .widx = widx, .wseq = t->wseq, .seq = t->seq,
 		.recno = t->recno, .gap_ns = t->gap_ns, .comm = t->comm,
+		.path_name = t->path_name,
 	};
 	q = (unsigned char *)(j + 1);
 	memcpy(q, t->deps, t->ndeps * sizeof(struct rp_dep));
@@ -602,6 +604,8 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 	}
 	if (j->path_len) {
 		t->path = (const char *)q;
+		t->path_len = (uint16_t)(j->path_len - 1);
+		t->path_name = j->path_name;
 		q += j->path_len;
 	}
 	if (j->path2_len) {

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -324,8 +325,19 @@ struct rp_task {
 	/* RP_PATH_VALID, RP_PATH2_VALID: the dispatcher found path (path2)
 	 * valid (fstap_path_valid), so that its executor need not look again */
 	uint8_t valid_paths;
+	/* with RP_PATH_VALID: path's length, and where its last component
+	 * starts (rp_path_name_at), that an executor splits it without a scan */
+	uint16_t path_len, path_name;
 	struct fstap_rec rec;		/* pointers into this allocation */
 };
+
+/* Where the last component of path (len bytes, beginning with '/') starts. */
+static inline uint16_t rp_path_name_at(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+
+	return (uint16_t)(slash - path + 1);
+}
 
 /*
  * The arena tasks and their paths are allocated from (task.c): one thread
