@@ -59,7 +59,6 @@ void rp_exec_free(struct rp_exec *x)
 	if (!x)
 		return;
 	rp_exec_drop_dirs(x);
-	rp_exec_free_spares(x);
 	free(x->buf);
 	free(x->rnd);
 	free(x);

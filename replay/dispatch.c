@@ -171,6 +171,9 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 	w->wseq++;
 	if (r->o->order == RP_ORDER_THREAD && (ret = rp_ends_push(&w->ends, w->wseq, end)))
 		return ret;
+	/* (another rank's ops do not run here: their handles are not this rank's) */
+	if (!w->remote && (ret = rp_handles_bind(&r->handles, t)))
+		return ret;
 	return rp_queue_put(w, t);
 }
 

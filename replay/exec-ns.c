@@ -28,7 +28,7 @@ int64_t rp_exec_getattr(struct rp_exec *x, const struct rp_task *t)
 
 	if (t->rec.fh) {
 		int64_t r;
-		struct rp_handle *h = rp_io_handle(x, t->rec.fh, &r);
+		struct rp_handle *h = rp_io_handle(t->h, &r);
 
 		if (!h)
 			return r;
@@ -40,7 +40,7 @@ int64_t rp_exec_getattr(struct rp_exec *x, const struct rp_task *t)
 		} else {
 			r = SYSRET(fstat(h->fd, &st));
 		}
-		rp_handle_put(x, h);
+		rp_handle_put(h);
 		return r;
 	}
 	if ((ret = rp_obj_at(x, t, t->path, x->name, &dfd)))
@@ -56,7 +56,7 @@ int64_t rp_exec_setattr(struct rp_exec *x, const struct rp_task *t)
 	int dfd = -1, fd = -1;
 
 	if (r->fh) {
-		h = rp_io_handle(x, r->fh, &ret);
+		h = rp_io_handle(t->h, &ret);
 		if (!h)
 			return ret;
 		fd = h->fd;
@@ -110,7 +110,7 @@ int64_t rp_exec_setattr(struct rp_exec *x, const struct rp_task *t)
 			      : SYSRET(utimensat(dfd, x->name, ts, AT_SYMLINK_NOFOLLOW));
 	}
 	if (h)
-		rp_handle_put(x, h);
+		rp_handle_put(h);
 	return ret;
 }
 

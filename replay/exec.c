@@ -132,7 +132,8 @@ static void track_order(struct rp_exec *x, const struct rp_task *t)
 	pthread_mutex_unlock(&sh->omu);
 }
 
-int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
+/* Runs t's executor and accounts the result (rp_exec_run, but the handles' count). */
+static int64_t exec_account(struct rp_exec *x, const struct rp_task *t)
 {
 	unsigned op = t->rec.op, err;
 	enum rp_div_kind kind;
@@ -161,5 +162,13 @@ int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
 			rp_note_div(x, t, kind, err, res, NULL, NULL);
 		}
 	}
+	return res;
+}
+
+int64_t rp_exec_run(struct rp_exec *x, const struct rp_task *t)
+{
+	int64_t res = exec_account(x, t);
+
+	rp_handles_ran(t);	/* t no longer uses its handles */
 	return res;
 }
