@@ -155,6 +155,9 @@ static int64_t exec_account(struct rp_exec *x, const struct rp_task *t)
 	if (t->made)
 		return res;	/* the replay's own open or close (borrowed.c) */
 	rp_stats_add(x->st, op, res, lat);
+	/* the recorded result again (not a pseudo-result): rp_diverges would say no */
+	if (res == t->rec.result && res > RP_E_UNKNOWN)
+		return res;
 	if (rp_diverges(op, t->rec.result, res, &kind, &err)) {
 		if (t->raced) {
 			x->st->raced++;

@@ -97,7 +97,7 @@ enum rp_div_kind {
 };
 const char *rp_div_kind_name(enum rp_div_kind k);
 
-/* Executor pseudo-results (below any -errno). */
+/* Executor pseudo-results (below any -errno; RP_E_UNKNOWN the largest: exec.c). */
 #define RP_E_UNKNOWN (-100001)
 #define RP_E_REFUSED (-100002)
 #define RP_E_DEVICE (-100003)		/* the open of a device node, refused */
