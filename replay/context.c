@@ -15,11 +15,12 @@
 
 int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 {
-	size_t c = fstap_grow_size(*cap, need, 65536);
+	size_t c;
 	void *p;
 
 	if (need <= *cap)
-		return 0;
+		return 0;	/* (every read and write but the first few: first) */
+	c = fstap_grow_size(*cap, need, 65536);
 	if (need > RP_IO_MAX)
 		return -EINVAL;
 	if (posix_memalign(&p, 4096, c))

@@ -36,7 +36,11 @@ static int resolve(struct run *r, struct rp_task *t)
 	if (n1 >= 0) {
 		memcpy(t->paths, r->p1, (size_t)n1 + 1);
 		t->path = t->paths;
-		t->valid_paths |= fstap_path_valid(t->path) ? RP_PATH_VALID : 0;
+		if (fstap_path_valid(t->path)) {
+			t->valid_paths |= RP_PATH_VALID;
+			t->path_len = (uint16_t)n1;
+			t->path_name = rp_path_name_at(t->path, (size_t)n1);
+		}
 	}
 	if (n2 >= 0) {
 		char *p = t->paths + (n1 >= 0 ? n1 + 1 : 0);
@@ -181,6 +185,9 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 		w->prev_end = end;
 	w->wseq++;
 	if (r->o->order == RP_ORDER_THREAD && (ret = rp_ends_push(&w->ends, w->wseq, end)))
+		return ret;
+	/* (another rank's ops do not run here: their handles are not this rank's) */
+	if (!w->remote && (ret = rp_handles_bind(&r->handles, t)))
 		return ret;
 	return rp_queue_put(w, t);
 }

@@ -50,9 +50,9 @@ static struct rp_foreign *foreign_find(const struct rp_shared *sh, uint64_t hash
 /*
  * At the end of a listing of the root: its live entries that were there
  * when the replay started and that the trace has not named by now count as
- * listed (h->mu held).
+ * listed (l->mu held).
  */
-static void forgive_foreign(const struct rp_shared *sh, struct rp_handle *h)
+static void forgive_foreign(const struct rp_shared *sh, struct rp_listing *l)
 {
 	size_t i;
 
@@ -60,13 +60,13 @@ static void forgive_foreign(const struct rp_shared *sh, struct rp_handle *h)
 		const uint64_t *p;
 
 		if (atomic_load(&sh->foreign[i].known) ||
-		    !(p = bsearch(&sh->foreign[i].hash, h->names, h->nnames, sizeof(*h->names),
+		    !(p = bsearch(&sh->foreign[i].hash, l->names, l->nnames, sizeof(*l->names),
 				  cmp_u64)) ||
-		    h->seen[p - h->names])
+		    l->seen[p - l->names])
 			continue;
-		h->seen[p - h->names] = 1;
-		h->unseen--;
-		h->rec_total++;
+		l->seen[p - l->names] = 1;
+		l->unseen--;
+		l->rec_total++;
 	}
 }
 
@@ -145,15 +145,15 @@ static int cmp_live(const void *a, const void *b)
 	return cmp_u64(&((const struct live_name *)a)->hash, &((const struct live_name *)b)->hash);
 }
 
-/* Keeps name (len bytes) in h->name_buf; its offset, or -ENOMEM. */
-static int64_t keep_name(struct rp_handle *h, const char *name, size_t len)
+/* Keeps name (len bytes) in l->name_buf; its offset, or -ENOMEM. */
+static int64_t keep_name(struct rp_listing *l, const char *name, size_t len)
 {
-	size_t off = h->name_len;
+	size_t off = l->name_len;
 
-	if (off > UINT32_MAX || FSTAP_GROW(h->name_buf, off + len + 1, h->name_cap))
+	if (off > UINT32_MAX || FSTAP_GROW(l->name_buf, off + len + 1, l->name_cap))
 		return -ENOMEM;
-	memcpy(h->name_buf + off, name, len + 1);
-	h->name_len += len + 1;
+	memcpy(l->name_buf + off, name, len + 1);
+	l->name_len += len + 1;
 	return (int64_t)off;
 }
 
@@ -161,24 +161,24 @@ static int64_t keep_name(struct rp_handle *h, const char *name, size_t len)
  * With a divergence log, the live names too: names[] and name_off[] in
  * hash order (sorted as pairs, then split).
  */
-static int keep_live_names(struct rp_handle *h)
+static int keep_live_names(struct rp_listing *l)
 {
-	struct live_name *v = malloc((h->nnames + 1) * sizeof(*v));
-	uint32_t *off = realloc(h->name_off, (h->nnames + 1) * sizeof(*off));
+	struct live_name *v = malloc((l->nnames + 1) * sizeof(*v));
+	uint32_t *off = realloc(l->name_off, (l->nnames + 1) * sizeof(*off));
 	size_t i;
 
 	if (off)
-		h->name_off = off;
+		l->name_off = off;
 	if (!v || !off) {
 		free(v);
 		return -ENOMEM;
 	}
-	for (i = 0; i < h->nnames; i++)
-		v[i] = (struct live_name){ h->names[i], h->name_off[i] };
-	qsort(v, h->nnames, sizeof(*v), cmp_live);
-	for (i = 0; i < h->nnames; i++) {
-		h->names[i] = v[i].hash;
-		h->name_off[i] = v[i].off;
+	for (i = 0; i < l->nnames; i++)
+		v[i] = (struct live_name){ l->names[i], l->name_off[i] };
+	qsort(v, l->nnames, sizeof(*v), cmp_live);
+	for (i = 0; i < l->nnames; i++) {
+		l->names[i] = v[i].hash;
+		l->name_off[i] = v[i].off;
 	}
 	free(v);
 	return 0;
@@ -191,13 +191,14 @@ static int keep_live_names(struct rp_handle *h)
  */
 static int list_dir(struct rp_exec *x, struct rp_handle *h)
 {
-	size_t cap = h->nnames;
+	struct rp_listing *l = h->ls;
+	size_t cap = l->nnames;
 	bool keep = x->sh->divlog != NULL;
 	uint8_t *seen;
 
-	h->nnames = 0;
-	h->name_len = 0;
-	if (h->listed && lseek(h->fd, 0, SEEK_SET) < 0)
+	l->nnames = 0;
+	l->name_len = 0;
+	if (l->listed && lseek(h->fd, 0, SEEK_SET) < 0)
 		return -errno;
 	for (;;) {
 		long n = syscall(SYS_getdents64, h->fd, x->buf, DENTS_BUF);
@@ -214,62 +215,63 @@ static int list_dir(struct rp_exec *x, struct rp_handle *h)
 			off += d->d_reclen;
 			if (fstap_name_dots(d->d_name, len))
 				continue;
-			if (h->nnames == cap) {
+			if (l->nnames == cap) {
 				size_t c = cap;	/* both arrays grow alike from cap */
 
-				if (FSTAP_GROW(h->names, h->nnames + 1, c) ||
-				    (keep && FSTAP_GROW(h->name_off, h->nnames + 1, cap)))
+				if (FSTAP_GROW(l->names, l->nnames + 1, c) ||
+				    (keep && FSTAP_GROW(l->name_off, l->nnames + 1, cap)))
 					return -ENOMEM;
 				cap = c;
 			}
 			if (keep) {
-				int64_t o = keep_name(h, d->d_name, len);
+				int64_t o = keep_name(l, d->d_name, len);
 
 				if (o < 0)
 					return (int)o;
-				h->name_off[h->nnames] = (uint32_t)o;
+				l->name_off[l->nnames] = (uint32_t)o;
 			}
-			h->names[h->nnames++] = name_hash((const uint8_t *)d->d_name, len);
+			l->names[l->nnames++] = name_hash((const uint8_t *)d->d_name, len);
 		}
 	}
 	if (keep) {
-		int ret = keep_live_names(h);
+		int ret = keep_live_names(l);
 
 		if (ret)
 			return ret;
-	} else if (h->nnames) {
-		qsort(h->names, h->nnames, sizeof(*h->names), cmp_u64);
+	} else if (l->nnames) {
+		qsort(l->names, l->nnames, sizeof(*l->names), cmp_u64);
 	}
-	seen = realloc(h->seen, h->nnames + 1);
+	seen = realloc(l->seen, l->nnames + 1);
 	if (!seen)
 		return -ENOMEM;
-	h->seen = seen;
-	memset(h->seen, 0, h->nnames);
-	h->unseen = h->nnames;
-	h->listed = true;
-	h->consumed = false;
-	h->rec_total = 0;
+	l->seen = seen;
+	memset(l->seen, 0, l->nnames);
+	l->unseen = l->nnames;
+	l->listed = true;
+	l->consumed = false;
+	l->rec_total = 0;
 	return 0;
 }
 
-/* The live names of h no recorded entry of the listing named (h->mu held). */
-static json_t *unseen_names(const struct rp_handle *h)
+/* The live names of h no recorded entry of the listing named (l->mu held). */
+static json_t *unseen_names(const struct rp_listing *l)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; h->name_off && i < h->nnames; i++)
-		if (!h->seen[i])
-			json_array_append_new(a, json_string_nocheck(h->name_buf + h->name_off[i]));
+	for (i = 0; l->name_off && i < l->nnames; i++)
+		if (!l->seen[i])
+			json_array_append_new(a, json_string_nocheck(l->name_buf + l->name_off[i]));
 	return a;
 }
 
 int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 {
 	const struct fstap_rec *r = &t->rec;
-	struct rp_handle *h = rp_handle_get(x->sh, r->fh);
+	struct rp_handle *h = rp_handle_use(t->h);
 	struct rp_divlog *log = x->sh->divlog;
 	json_t *missing = NULL, *extra = NULL;
+	struct rp_listing *l;
 	int64_t ret = 0;
 	bool differs = false;
 	uint32_t i;
@@ -280,12 +282,13 @@ int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 		rp_handle_put(h);
 		return -ENOTDIR;
 	}
-	pthread_mutex_lock(&h->mu);
+	l = h->ls;
+	pthread_mutex_lock(&l->mu);
 	/* A listing per opendir; offset 0 again (rewinddir) lists again. */
-	if (!h->listed || (r->offset == 0 && h->consumed))
+	if (!l->listed || (r->offset == 0 && l->consumed))
 		ret = list_dir(x, h);
 	if (!ret) {
-		h->consumed = true;
+		l->consumed = true;
 		for (i = 0; i < r->nentries; i++) {
 			const struct fstap_dirent *e = &r->entries[i];
 			const uint64_t *p;
@@ -293,9 +296,9 @@ int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 
 			if (fstap_name_dots(e->name.ptr, e->name.len))
 				continue;
-			h->rec_total++;
+			l->rec_total++;
 			k = name_hash(e->name.ptr, e->name.len);
-			p = bsearch(&k, h->names, h->nnames, sizeof(k), cmp_u64);
+			p = bsearch(&k, l->names, l->nnames, sizeof(k), cmp_u64);
 			if (!p) {
 				differs = true;
 				if (log && !missing)
@@ -303,23 +306,23 @@ int64_t rp_exec_readdir(struct rp_exec *x, const struct rp_task *t)
 				if (missing)
 					json_array_append_new(missing, json_stringn_nocheck(
 						(const char *)e->name.ptr, e->name.len));
-			} else if (!h->seen[p - h->names]) {
-				h->seen[p - h->names] = 1;
-				h->unseen--;
+			} else if (!l->seen[p - l->names]) {
+				l->seen[p - l->names] = 1;
+				l->unseen--;
 			}
 		}
 		/* The end of the recorded listing: did it name every live entry,
 		 * once (but what the root came with and the trace never knew)? */
 		if (r->result == 0 && !r->nentries && r->obj == FSTAP_ROOT_OBJ)
-			forgive_foreign(x->sh, h);
-		if (r->result == 0 && !r->nentries && (h->rec_total != h->nnames || h->unseen)) {
+			forgive_foreign(x->sh, l);
+		if (r->result == 0 && !r->nentries && (l->rec_total != l->nnames || l->unseen)) {
 			differs = true;
 			if (log)
-				extra = unseen_names(h);
+				extra = unseen_names(l);
 		}
 		ret = r->result >= 0 ? r->result : 0;
 	}
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&l->mu);
 	rp_handle_put(h);
 	if (differs)
 		rp_note_div(x, t, RP_DIV_ENTRIES, 0, ret, log ? (missing ? missing : json_array()) : NULL,

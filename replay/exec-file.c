@@ -16,12 +16,11 @@
 static int64_t open_common(struct rp_exec *x, const struct rp_task *t, int dfd, int flags,
 			   mode_t mode, bool dir)
 {
-	int fd = openat(dfd, x->name, flags, mode), ret;
+	int fd = openat(dfd, x->name, flags, mode);
 
 	if (fd < 0)
 		return -errno;
-	ret = rp_handle_add(x->sh, t->rec.fh, fd, dir);
-	return ret ? ret : 0;
+	return rp_handle_opened(t, fd, dir);
 }
 
 int64_t rp_exec_open(struct rp_exec *x, const struct rp_task *t)
@@ -32,7 +31,7 @@ int64_t rp_exec_open(struct rp_exec *x, const struct rp_task *t)
 		return ret;
 	/* A device node is never opened without --devices: a handle that is no descriptor. */
 	if (t->device && !x->sh->devices) {
-		ret = rp_handle_add(x->sh, t->rec.fh, -1, false);
+		ret = rp_handle_opened(t, -1, false);
 		return ret ? ret : RP_E_DEVICE;
 	}
 	/* An open of an existing object: it never creates one. */
@@ -73,13 +72,13 @@ int64_t rp_exec_opendir(struct rp_exec *x, const struct rp_task *t)
 		close(fd);
 		return ret;
 	}
-	return rp_handle_add(x->sh, t->rec.fh, fd, true);
+	return rp_handle_opened(t, fd, true);
 }
 
 int64_t rp_exec_read(struct rp_exec *x, const struct rp_task *t)
 {
 	int64_t ret;
-	struct rp_handle *h = rp_io_handle(x->sh, t->rec.fh, &ret);
+	struct rp_handle *h = rp_io_handle(t->h, &ret);
 
 	if (!h)
 		return ret;
@@ -93,7 +92,7 @@ int64_t rp_exec_read(struct rp_exec *x, const struct rp_task *t)
 int64_t rp_exec_write(struct rp_exec *x, const struct rp_task *t)
 {
 	int64_t ret;
-	struct rp_handle *h = rp_io_handle(x->sh, t->rec.fh, &ret);
+	struct rp_handle *h = rp_io_handle(t->h, &ret);
 
 	if (!h)
 		return ret;
@@ -106,13 +105,13 @@ int64_t rp_exec_write(struct rp_exec *x, const struct rp_task *t)
 
 int64_t rp_exec_release(struct rp_exec *x, const struct rp_task *t)
 {
-	return rp_handle_remove(x->sh, t->rec.fh) ? 0 : RP_E_UNKNOWN;
+	return rp_handle_release(t->h) ? 0 : RP_E_UNKNOWN;
 }
 
 static int64_t fsync_common(struct rp_exec *x, const struct rp_task *t, bool data)
 {
 	int64_t ret;
-	struct rp_handle *h = rp_io_handle(x->sh, t->rec.fh, &ret);
+	struct rp_handle *h = rp_io_handle(t->h, &ret);
 
 	if (!h)
 		return ret;
@@ -141,7 +140,7 @@ int64_t rp_exec_fsyncdir(struct rp_exec *x, const struct rp_task *t)
 int64_t rp_exec_fallocate(struct rp_exec *x, const struct rp_task *t)
 {
 	int64_t ret;
-	struct rp_handle *h = rp_io_handle(x->sh, t->rec.fh, &ret);
+	struct rp_handle *h = rp_io_handle(t->h, &ret);
 
 	if (!h)
 		return ret;
@@ -155,10 +154,10 @@ int64_t rp_exec_copy_file_range(struct rp_exec *x, const struct rp_task *t)
 {
 	loff_t in = (loff_t)t->rec.offset, out = (loff_t)t->rec.offset2;
 	int64_t ret = 0;
-	struct rp_handle *a = rp_io_handle(x->sh, t->rec.fh, &ret), *b = NULL;
+	struct rp_handle *a = rp_io_handle(t->h, &ret), *b = NULL;
 
 	if (a)
-		b = rp_io_handle(x->sh, t->rec.fh2, &ret);
+		b = rp_io_handle(t->h2, &ret);
 	if (a && b)
 		ret = SYSVAL(copy_file_range(a->fd, &in, b->fd, &out, t->rec.size, 0));
 	if (a)
@@ -171,7 +170,7 @@ int64_t rp_exec_copy_file_range(struct rp_exec *x, const struct rp_task *t)
 int64_t rp_exec_lseek(struct rp_exec *x, const struct rp_task *t)
 {
 	int64_t ret;
-	struct rp_handle *h = rp_io_handle(x->sh, t->rec.fh, &ret);
+	struct rp_handle *h = rp_io_handle(t->h, &ret);
 
 	if (!h)
 		return ret;
@@ -211,7 +210,7 @@ int64_t rp_exec_ioctl(struct rp_exec *x, const struct rp_task *t)
 
 	if (!fstap_fileattr_size(cmd) || (fstap_fileattr_sets(cmd) && t->rec.result < 0))
 		return t->rec.result;
-	h = rp_handle_get(x->sh, t->rec.fh);
+	h = rp_handle_use(t->h);
 	if (!h)
 		return RP_E_UNKNOWN;
 	memset(&a, 0, sizeof(a));

@@ -28,7 +28,7 @@ int64_t rp_exec_getattr(struct rp_exec *x, const struct rp_task *t)
 
 	if (t->rec.fh) {
 		int64_t r;
-		struct rp_handle *h = rp_io_handle(x->sh, t->rec.fh, &r);
+		struct rp_handle *h = rp_io_handle(t->h, &r);
 
 		if (!h)
 			return r;
@@ -56,7 +56,7 @@ int64_t rp_exec_setattr(struct rp_exec *x, const struct rp_task *t)
 	int dfd = -1, fd = -1;
 
 	if (r->fh) {
-		h = rp_io_handle(x->sh, r->fh, &ret);
+		h = rp_io_handle(t->h, &ret);
 		if (!h)
 			return ret;
 		fd = h->fd;

@@ -1,8 +1,8 @@
 /*
  * exec_i.h: what the executors share (exec.c and the files it names): the
- * run's shared state (shared.c), the directory cache (dircache.c), the
- * per-worker context (context.c), names and paths (paths.c), and the
- * executors themselves, for the table.
+ * run's shared state (shared.c), the handles the tasks name (handles.c),
+ * the directory cache (dircache.c), the per-worker context (context.c),
+ * names and paths (paths.c), and the executors themselves, for the table.
  */
 #ifndef FSTAP_REPLAY_EXEC_I_H
 #define FSTAP_REPLAY_EXEC_I_H
@@ -21,15 +21,10 @@
 #define DENTS_BUF 32768
 #define RND_SIZE (1u << 20)
 
-/* ---- shared: handles --------------------------------------------------- */
+/* ---- handles.c: the handle objects ----------------------------------------- */
 
-struct rp_handle {
-	int fd;			/* -1: a device node's open, refused (no --devices) */
-	bool dir;
-	/* taken under rp_shared.mu, where the table's own reference keeps it
-	 * alive; dropped without it (the last one closes) */
-	atomic_int refs;
-	/* readdir state, protected by mu */
+/* A directory handle's listing state (exec-dir.c), protected by mu. */
+struct rp_listing {
 	pthread_mutex_t mu;
 	bool listed, consumed;
 	uint64_t *names;	/* sorted hashes of the live listing ("." ".." left out) */
@@ -41,6 +36,25 @@ struct rp_handle {
 	uint32_t *name_off;	/* offset of names[i]'s name in name_buf */
 	char *name_buf;		/* the names, each NUL-terminated */
 	size_t name_len, name_cap;
+};
+
+/*
+ * One recorded open's handle (see handles.c): made by the dispatcher, which
+ * names it in the tasks that use the recorded fh; the executors open, use
+ * and close it through those tasks, with no table and no lock.
+ */
+struct rp_handle {
+	struct rp_handle *next;		/* the dispatcher's: retired, or spare */
+	/* tasks bound to it not yet run: the dispatcher counts them up, the
+	 * executors down; the dispatcher reuses it at 0 once retired */
+	atomic_uint tasks;
+	/* 0: not open (not yet, or closed); else the open's own reference and
+	 * one per executor using it; the last one closes */
+	atomic_int refs;
+	atomic_bool released;	/* its release ran (or a later open of its fh) */
+	bool dir;
+	int fd;			/* set before refs; -1: a device node's open, refused */
+	struct rp_listing *ls;	/* a directory's (its open allocates it), or NULL */
 };
 
 /* A cached directory descriptor (see the top of the file). */
@@ -76,8 +90,6 @@ struct rp_shared {
 	struct rp_nschange *nsq, *nsq_tail;	/* namespace changes not yet applied */
 	uint64_t dserial;
 	uint64_t dir_opens;		/* openat2 calls issued (tests, docs) */
-	pthread_mutex_t mu;
-	struct fstap_map handles;	/* fh + 1 -> struct rp_handle *; protected by mu */
 	pthread_mutex_t omu;
 	bool track_order;	/* --order=none: count same-resource reorderings */
 	bool devices;		/* --devices: mknod of character and block devices */
@@ -119,17 +131,25 @@ struct rp_exec {
 #define SYSRET(expr) ((expr) < 0 ? -(int64_t)errno : 0)
 #define SYSVAL(expr) ({ __typeof__(expr) v_ = (expr); v_ < 0 ? -(int64_t)errno : (int64_t)v_; })
 
-/* ---- shared.c ------------------------------------------------------------- */
+/* ---- handles.c: the executors' side ------------------------------------- */
 
-void rp_handle_destroy(struct rp_handle *h);
-/* Takes a reference to the live handle of recorded fh, or NULL. */
-struct rp_handle *rp_handle_get(struct rp_shared *sh, uint64_t fh);
+/* t's open ran: fd (taken; -1: a device node's, refused) is its handle's. 0 or -ENOMEM. */
+int rp_handle_opened(const struct rp_task *t, int fd, bool dir);
+/* Takes a reference to h if it is open and not released; NULL otherwise (or no h). */
+struct rp_handle *rp_handle_use(struct rp_handle *h);
+/* Drops a reference; the last one closes the descriptor. */
 void rp_handle_put(struct rp_handle *h);
-/* Maps recorded fh to fd (taken). A stale mapping of the same fh is dropped. */
-int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir);
-/* Forgets recorded fh; the descriptor closes when its last user is done. */
-bool rp_handle_remove(struct rp_shared *sh, uint64_t fh);
-struct rp_handle *rp_io_handle(struct rp_shared *sh, uint64_t fh, int64_t *res);
+/* h's release: whether it was open (the descriptor closes with its last user). */
+bool rp_handle_release(struct rp_handle *h);
+/*
+ * h (t->h or t->h2) for an executor that issues I/O on it (reference
+ * taken), or NULL with *res the executor's result: RP_E_UNKNOWN for a
+ * handle not open, RP_E_DEVICE_IO for the open of a device node the replay
+ * refused (what is done through it is not issued either).
+ */
+struct rp_handle *rp_io_handle(struct rp_handle *h, int64_t *res);
+/* t has run: its handles are named by one task less. */
+void rp_handles_ran(const struct rp_task *t);
 
 /* ---- dircache.c ----------------------------------------------------------- */
 

@@ -25,6 +25,7 @@ libreplay_a_SOURCES = \
 	replay/plan.c \
 	replay/exec_i.h \
 	replay/shared.c \
+	replay/handles.c \
 	replay/dircache.c \
 	replay/context.c \
 	replay/paths.c \

@@ -47,34 +47,39 @@ int rp_entry_at(struct rp_exec *x, const struct rp_task *t, const char *dpath,
 	return *dfd < 0 ? *dfd : 0;
 }
 
-/* The directory and name of the object at t->path ("." in the root for "/"). */
+/*
+ * The directory and name of the object at path, one of t's ("." in the
+ * root for "/"). A valid path's components fit NAME_BUF and PATH_BUF
+ * (fstap_path_valid); t->path comes split by the dispatcher.
+ */
 int rp_obj_at(struct rp_exec *x, const struct rp_task *t, const char *path, char *nbuf,
-		  int *dfd)
+	      int *dfd)
 {
-	const char *slash;
-	size_t len;
+	size_t len, name_at;
 
 	if (!path)
 		return RP_E_UNKNOWN;
-	if (!task_path_valid(t, path))
-		return RP_E_REFUSED;
-	if (!path[1]) {
-		strcpy(nbuf, ".");
-		strcpy(x->pbuf, "/");
-		*dfd = rp_dir_hold(x, t, "/");
-		return *dfd < 0 ? *dfd : 0;
-	}
-	slash = strrchr(path, '/');
-	len = strlen(slash + 1);
-	if (len >= NAME_BUF || (size_t)(slash - path) >= PATH_BUF)
-		return -ENAMETOOLONG;
-	memcpy(nbuf, slash + 1, len + 1);
-	if (slash == path) {
-		strcpy(x->pbuf, "/");
+	if (path == t->path && (t->valid_paths & RP_PATH_VALID)) {
+		len = t->path_len;
+		name_at = t->path_name;
+	} else if (fstap_path_valid(path)) {
+		len = strlen(path);
+		name_at = rp_path_name_at(path, len);
 	} else {
-		memcpy(x->pbuf, path, (size_t)(slash - path));
-		x->pbuf[slash - path] = '\0';
+		return RP_E_REFUSED;
 	}
+	if (len == 1) {
+		strcpy(nbuf, ".");
+		*dfd = x->sh->root_fd;
+		return 0;
+	}
+	memcpy(nbuf, path + name_at, len - name_at + 1);
+	if (name_at == 1) {
+		*dfd = x->sh->root_fd;	/* (rp_dir_hold's answer for "/") */
+		return 0;
+	}
+	memcpy(x->pbuf, path, name_at - 1);
+	x->pbuf[name_at - 1] = '\0';
 	*dfd = rp_dir_hold(x, t, x->pbuf);
 	return *dfd < 0 ? *dfd : 0;
 }

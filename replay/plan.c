@@ -75,10 +75,15 @@ struct job {
 	uint16_t ndeps, path_len, path2_len;	/* a path's length + 1; 0: none */
 	uint8_t nres, bits;
 	uint32_t ns_gen, widx;
+	uint16_t path_name;	/* JOB_PATH_VALID: where path's last component starts */
+	uint8_t handles;	/* JOB_H, JOB_H2, JOB_H_STALE: which of the task's follow */
 	uint64_t wseq, seq, recno, gap_ns;
 	const char *comm;
-	/* struct rp_dep deps[ndeps], uint64_t res[nres], path, path2, the packed record */
+	/* struct rp_dep deps[ndeps], uint64_t res[nres], struct rp_handle *h, h2,
+	 * h_stale (those present), path, path2, the packed record */
 };
+
+enum { JOB_H = 1, JOB_H2 = 2, JOB_H_STALE = 4 };
 
 enum {
 	JOB_RACED = 1, JOB_DEVICE = 2, JOB_MADE = 4, JOB_JOINED = 8, JOB_EOF_READ = 16,
@@ -443,10 +448,21 @@ static void plan_poke(struct rp_plan *p)
 static size_t job_bound(const struct rp_task *t)
 {
 	size_t n = sizeof(struct job) + t->ndeps * sizeof(struct rp_dep) +
-		   t->nres * sizeof(uint64_t);
+		   t->nres * sizeof(uint64_t) +
+		   (!!t->h + !!t->h2 + !!t->h_stale) * sizeof(struct rp_handle *);
 
 	n += (t->path ? strlen(t->path) + 1 : 0) + (t->path2 ? strlen(t->path2) + 1 : 0);
 	return ALIGN8(n) + job_rec_bound(&t->rec);
+}
+
+/* Writes h (if any) at *q, as which of the job's handles; *q moves past it. */
+static void job_handle_put(struct job *j, unsigned char **q, uint8_t which, struct rp_handle *h)
+{
+	if (!h)
+		return;
+	memcpy(*q, &h, sizeof(h));
+	*q += sizeof(h);
+	j->handles |= which;
 }
 
 int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *t,
@@ -485,12 +501,16 @@ int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *
 				  ((t->valid_paths & RP_PATH2_VALID) ? JOB_PATH2_VALID : 0)),
 		.ns_gen = t->ns_gen, .widx = widx, .wseq = t->wseq, .seq = t->seq,
 		.recno = t->recno, .gap_ns = t->gap_ns, .comm = t->comm,
+		.path_name = t->path_name,
 	};
 	q = (unsigned char *)(j + 1);
 	memcpy(q, t->deps, t->ndeps * sizeof(struct rp_dep));
 	q += t->ndeps * sizeof(struct rp_dep);
 	memcpy(q, t->res, t->nres * sizeof(uint64_t));
 	q += t->nres * sizeof(uint64_t);
+	job_handle_put(j, &q, JOB_H, t->h);
+	job_handle_put(j, &q, JOB_H2, t->h2);
+	job_handle_put(j, &q, JOB_H_STALE, t->h_stale);
 	if (t->path) {
 		j->path_len = (uint16_t)(strlen(t->path) + 1);
 		memcpy(q, t->path, j->path_len);
@@ -600,8 +620,25 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 		memcpy(t->res, q, j->nres * sizeof(uint64_t));
 		q += j->nres * sizeof(uint64_t);
 	}
+	t->h = t->h2 = t->h_stale = NULL;
+	if (j->handles) {
+		if (j->handles & JOB_H) {
+			memcpy(&t->h, q, sizeof(t->h));
+			q += sizeof(t->h);
+		}
+		if (j->handles & JOB_H2) {
+			memcpy(&t->h2, q, sizeof(t->h2));
+			q += sizeof(t->h2);
+		}
+		if (j->handles & JOB_H_STALE) {
+			memcpy(&t->h_stale, q, sizeof(t->h_stale));
+			q += sizeof(t->h_stale);
+		}
+	}
 	if (j->path_len) {
 		t->path = (const char *)q;
+		t->path_len = (uint16_t)(j->path_len - 1);
+		t->path_name = j->path_name;
 		q += j->path_len;
 	}
 	if (j->path2_len) {

@@ -7,6 +7,7 @@
  *  - timing.c: pacing arithmetic over an injectable clock.
  *  - races.c: races in the recording (over fstap/util.h's uint64 map).
  *  - task.c: the tasks handed to workers, and the arena they live in.
+ *  - handles.c: the handles the dispatcher names in the tasks.
  *  - exec.c (exec_i.h): the executor table, the executors, the
  *    per-worker execution context and the state the workers share.
  *  - classify.c: what each request stands for (absorbed, split writes).
@@ -25,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -52,8 +54,10 @@
  *
  * Adding is O(1) (a count-leading-zeros and a shift); two histograms
  * merge by adding their counters; a percentile is a cumulative scan.
- * Mean and variance are kept by Welford's method, merged with Chan's
- * parallel formula.
+ * Mean and variance come from the exact integer sums of the values and of
+ * their squares (128 bits: 2^40 values of 2^40 ns would still fit), taken
+ * at report time: adding a value costs no division (Welford's method did
+ * one per value, on every replayed operation), and merging is adding.
  */
 #define RP_HIST_BITS 6
 #define RP_HIST_SUB (1u << RP_HIST_BITS)
@@ -62,7 +66,7 @@
 
 struct rp_hist {
 	uint64_t n, min, max;
-	double mean, m2;	/* Welford */
+	unsigned __int128 sum, sum_sq;	/* of the values, of their squares */
 	uint64_t bucket[RP_HIST_NR];
 };
 
@@ -73,6 +77,8 @@ void rp_hist_add(struct rp_hist *h, uint64_t v);
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src);
 /* The p-th percentile (0 < p <= 100), clamped to [min, max]; 0 if empty. */
 uint64_t rp_hist_percentile(const struct rp_hist *h, double p);
+/* The mean and the sample standard deviation of the values; 0 if too few. */
+double rp_hist_mean(const struct rp_hist *h);
 double rp_hist_stddev(const struct rp_hist *h);
 
 /* ---- stats.c: per-op counters and divergences ---------------------------- */
@@ -91,7 +97,7 @@ enum rp_div_kind {
 };
 const char *rp_div_kind_name(enum rp_div_kind k);
 
-/* Executor pseudo-results (below any -errno). */
+/* Executor pseudo-results (below any -errno; RP_E_UNKNOWN the largest: exec.c). */
 #define RP_E_UNKNOWN (-100001)
 #define RP_E_REFUSED (-100002)
 #define RP_E_DEVICE (-100003)		/* the open of a device node, refused */
@@ -337,8 +343,23 @@ struct rp_task {
 	/* RP_PATH_VALID, RP_PATH2_VALID: the dispatcher found path (path2)
 	 * valid (fstap_path_valid), so that its executor need not look again */
 	uint8_t valid_paths;
+	/* with RP_PATH_VALID: path's length, and where its last component
+	 * starts (rp_path_name_at), that an executor splits it without a scan */
+	uint16_t path_len, path_name;
+	/* the handles it names (rp_handles_bind): of rec.fh, of rec.fh2
+	 * (copy_file_range), and an open's of the same fh before it, which it
+	 * replaces (its release was not recorded); NULL: none */
+	struct rp_handle *h, *h2, *h_stale;
 	struct fstap_rec rec;		/* pointers into this allocation */
 };
+
+/* Where the last component of path (len bytes, beginning with '/') starts. */
+static inline uint16_t rp_path_name_at(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+
+	return (uint16_t)(slash - path + 1);
+}
 
 /*
  * The arena tasks and their paths are allocated from (task.c): one thread
@@ -363,6 +384,36 @@ struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t);
 void rp_task_free(struct rp_task *t);
 /* Adds a dependency to t (0 or -ENOMEM). */
 int rp_task_add_dep(struct rp_task *t, struct rp_worker *w, uint64_t wseq);
+
+/* ---- handles.c: the dispatcher's side -------------------------------------- */
+
+/*
+ * The recorded handles of a run, as the dispatcher sees them: fh -> the
+ * handle object of its latest open dispatched and not yet released, the
+ * handles no new task names (retired) until the tasks that do have run,
+ * and those reused after that (spare). The dispatcher's alone.
+ */
+struct rp_handle;
+struct rp_handle_slab;
+struct rp_handles {
+	struct fstap_map live;		/* fh + 1 -> struct rp_handle * */
+	struct rp_handle *retired, *retired_tail;	/* in the order retired */
+	struct rp_handle *spare;
+	struct rp_handle_slab *slabs;	/* where they all are; the first's are given out in turn */
+	unsigned slab_used;		/* of the first slab's */
+};
+void rp_handles_init(struct rp_handles *hs);
+/*
+ * Names in t (an issued task, before it goes to its worker) the handles it
+ * uses: an open gets a new one (and the one it replaces), a release takes
+ * its fh's out of the table, an operation through a handle gets its fh's
+ * (and fh2's). 0 or -ENOMEM.
+ */
+int rp_handles_bind(struct rp_handles *hs, struct rp_task *t);
+/* After the run: the handles opened and not released. */
+size_t rp_handles_open(const struct rp_handles *hs);
+/* After the run: closes what is still open, frees them all. */
+void rp_handles_release(struct rp_handles *hs);
 
 /* ---- divlog.c: the divergence log ----------------------------------------- */
 
@@ -419,8 +470,6 @@ void rp_shared_allow_devices(struct rp_shared *sh, bool on);
 void rp_shared_set_divlog(struct rp_shared *sh, struct rp_divlog *log);
 /* The trace names name in the root: a listing compares it (see exec-dir.c). */
 void rp_shared_note_root_name(struct rp_shared *sh, struct fstap_bytes name);
-/* Handles still open at the end (closed by rp_shared_free). */
-size_t rp_shared_open_handles(const struct rp_shared *sh);
 /* Directories opened (openat2) by the shared directory cache so far. */
 uint64_t rp_shared_dir_opens(struct rp_shared *sh);
 /*

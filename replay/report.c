@@ -235,7 +235,7 @@ static void text_ops(FILE *f, const struct rp_result *r)
 		if (!o->count || !o->lat)
 			continue;
 		fprintf(f, "%-16s %9llu %7llu %9.1f", op_name(op), (unsigned long long)o->count,
-			(unsigned long long)o->errors, o->lat->mean / 1e3);
+			(unsigned long long)o->errors, rp_hist_mean(o->lat) / 1e3);
 		for (i = 0; i < NPCT; i++)
 			fprintf(f, " %9.1f", (double)rp_hist_percentile(o->lat, pcts[i]) / 1e3);
 		fprintf(f, " %9.1f\n", (double)o->lat->max / 1e3);
@@ -306,7 +306,7 @@ static json_t *hist_json(const struct rp_hist *h)
 	json_object_set_new(o, "n", json_integer((json_int_t)h->n));
 	json_object_set_new(o, "min", json_integer((json_int_t)h->min));
 	json_object_set_new(o, "max", json_integer((json_int_t)h->max));
-	json_object_set_new(o, "mean", json_real(h->mean));
+	json_object_set_new(o, "mean", json_real(rp_hist_mean(h)));
 	json_object_set_new(o, "stddev", json_real(rp_hist_stddev(h)));
 	for (i = 0; i < NPCT; i++)
 		json_object_set_new(o, pct_keys[i],
@@ -490,7 +490,7 @@ int rp_report_csv(FILE *f, struct rp_result *const *runs, unsigned n)
 			fprintf(f, "%u,%s,%llu,%llu,%llu,%llu,%.3f", i + 1, op_name(op),
 				(unsigned long long)o->count, (unsigned long long)o->errors,
 				(unsigned long long)o->bytes, (unsigned long long)op_divs(r, op),
-				o->lat->mean / 1e3);
+				rp_hist_mean(o->lat) / 1e3);
 			for (k = 0; k < NPCT; k++)
 				fprintf(f, ",%.3f", (double)rp_hist_percentile(o->lat, pcts[k]) / 1e3);
 			fprintf(f, ",%.3f,\n", (double)o->lat->max / 1e3);

@@ -136,6 +136,7 @@ static void run_release(struct run *r)
 	rp_deps_release(r);
 	rp_races_release(&r->races);
 	fstap_map_release(&r->fh_owner);
+	rp_handles_release(&r->handles);
 	rp_borrowed_release(r);
 	fstap_map_release(&r->sync_fh);
 	fstap_map_release(&r->open_fh);
@@ -179,6 +180,7 @@ static int run_setup(struct run *r, const struct fstap_reader *rd, uint64_t *win
 	rp_races_init(&r->races);
 	fstap_pathmap_on_forget(r->pm, forget_obj, r);
 	fstap_map_init(&r->fh_owner);
+	rp_handles_init(&r->handles);
 	fstap_map_init(&r->fh_remote);
 	fstap_map_init(&r->fh_local);
 	fstap_map_init(&r->sync_fh);
@@ -217,7 +219,7 @@ static int run_collect(struct run *r, struct fstap_reader *rd, int ret)
 	if (!ret && fstap_reader_notice(rd, "replayed", line, sizeof(line)))
 		fstap_warn("%s", line);
 	res->workers = 0;
-	res->handles_left = rp_shared_open_handles(r->sh);
+	res->handles_left = rp_handles_open(&r->handles);
 	for (i = 0; i < r->nw; i++) {
 		res->workers += !r->w[i]->remote;
 		if (!ret && r->w[i]->err)

@@ -178,6 +178,7 @@ struct run {
 	struct fstap_map res_last;	/* resource -> its writer and readers (deps.c) */
 	struct rp_races races;	/* races in the recording (races.c) */
 	struct fstap_map fh_owner;	/* fh + 1 -> worker idx that opened it */
+	struct rp_handles handles;	/* the handles tasks name (handles.c) */
 	struct fstap_map fh_remote;	/* --split: fh + 1 -> its open on another rank (borrowed.c) */
 	struct fstap_map fh_local;	/* --split: fh + 1 -> worker idx + 1 holding this rank's copy */
 	struct fstap_map sync_fh;	/* fh + 1 -> FSTAP_OP_FSYNC|FDATASYNC: opened O_SYNC|O_DSYNC */

@@ -1,8 +1,8 @@
 /*
  * shared.c: the state of one run shared by the workers (struct rp_shared):
- * its settings, and the recorded handle -> live descriptor table, whose
- * entries are reference counted so that a close never happens under
- * another worker's system call.
+ * its settings, and what it holds for them (the directory cache,
+ * dircache.c; the root's entries before the replay). The handles are not
+ * here: each task names its own (handles.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,9 +23,7 @@ int rp_shared_new(int root_fd, struct rp_shared **out)
 	}
 	sh->dserial = 1;	/* 1 is the root */
 	pthread_mutex_init(&sh->dmu, NULL);
-	pthread_mutex_init(&sh->mu, NULL);
 	pthread_mutex_init(&sh->omu, NULL);
-	fstap_map_init(&sh->handles);
 	fstap_map_init(&sh->order);
 	*out = sh;
 	return 0;
@@ -46,26 +44,8 @@ void rp_shared_track_order(struct rp_shared *sh, bool on)
 	sh->track_order = on;
 }
 
-void rp_handle_destroy(struct rp_handle *h)
-{
-	if (h->fd >= 0)
-		close(h->fd);
-	pthread_mutex_destroy(&h->mu);
-	if (h->names || h->name_off || h->name_buf || h->seen) {	/* a directory listed */
-		free(h->names);
-		free(h->name_off);
-		free(h->name_buf);
-		free(h->seen);
-	}
-	free(h);
-}
-
-void rp_dircache_clear(struct rp_shared *sh);
-
 void rp_shared_free(struct rp_shared *sh)
 {
-	size_t i;
-
 	if (!sh)
 		return;
 	rp_dircache_clear(sh);
@@ -76,104 +56,8 @@ void rp_shared_free(struct rp_shared *sh)
 		free(c);
 	}
 	pthread_mutex_destroy(&sh->dmu);
-	for (i = 0; i < sh->handles.cap; i++)
-		if (sh->handles.keys[i])
-			rp_handle_destroy((struct rp_handle *)(uintptr_t)sh->handles.vals[i]);
-	fstap_map_release(&sh->handles);
 	fstap_map_release(&sh->order);
 	free(sh->foreign);
-	pthread_mutex_destroy(&sh->mu);
 	pthread_mutex_destroy(&sh->omu);
 	free(sh);
-}
-
-size_t rp_shared_open_handles(const struct rp_shared *sh)
-{
-	return sh->handles.n;
-}
-/* Takes a reference to the live handle of recorded fh, or NULL. */
-struct rp_handle *rp_handle_get(struct rp_shared *sh, uint64_t fh)
-{
-	struct rp_handle *h = NULL;
-	uint64_t *v;
-
-	pthread_mutex_lock(&sh->mu);
-	v = fstap_map_get(&sh->handles, fh + 1);
-	if (v) {
-		h = (struct rp_handle *)(uintptr_t)*v;
-		atomic_fetch_add_explicit(&h->refs, 1, memory_order_relaxed);
-	}
-	pthread_mutex_unlock(&sh->mu);
-	return h;
-}
-
-void rp_handle_put(struct rp_handle *h)
-{
-	if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1)
-		rp_handle_destroy(h);
-}
-
-/* Maps recorded fh to fd (taken). A stale mapping of the same fh is dropped. */
-int rp_handle_add(struct rp_shared *sh, uint64_t fh, int fd, bool dir)
-{
-	/* malloc, not calloc: glibc's calloc skips the thread's cache */
-	struct rp_handle *h = malloc(sizeof(*h)), *old = NULL;
-	uint64_t v;
-	int ret;
-
-	if (!h || fh == UINT64_MAX) {
-		free(h);
-		if (fd >= 0)
-			close(fd);
-		return -ENOMEM;
-	}
-	*h = (struct rp_handle){ .fd = fd, .dir = dir };
-	atomic_init(&h->refs, 1);
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_mutex_lock(&sh->mu);
-	if (fstap_map_del(&sh->handles, fh + 1, &v))
-		old = (struct rp_handle *)(uintptr_t)v;
-	ret = fstap_map_put(&sh->handles, fh + 1, (uint64_t)(uintptr_t)h);
-	pthread_mutex_unlock(&sh->mu);
-	if (old)
-		rp_handle_put(old);
-	if (ret)
-		rp_handle_destroy(h);
-	return ret;
-}
-
-/* Forgets recorded fh; the descriptor closes when its last user is done. */
-bool rp_handle_remove(struct rp_shared *sh, uint64_t fh)
-{
-	uint64_t v;
-	bool found;
-
-	pthread_mutex_lock(&sh->mu);
-	found = fstap_map_del(&sh->handles, fh + 1, &v);
-	pthread_mutex_unlock(&sh->mu);
-	if (found)
-		rp_handle_put((struct rp_handle *)(uintptr_t)v);
-	return found;
-}
-
-/*
- * The live handle of recorded fh for an executor that issues I/O on it
- * (reference taken), or NULL with *res the executor's result: RP_E_UNKNOWN
- * for a handle never opened, RP_E_DEVICE_IO for the open of a device node
- * the replay refused (what is done through it is not issued either).
- */
-struct rp_handle *rp_io_handle(struct rp_shared *sh, uint64_t fh, int64_t *res)
-{
-	struct rp_handle *h = rp_handle_get(sh, fh);
-
-	if (!h) {
-		*res = RP_E_UNKNOWN;
-		return NULL;
-	}
-	if (h->fd < 0) {
-		rp_handle_put(h);
-		*res = RP_E_DEVICE_IO;
-		return NULL;
-	}
-	return h;
 }

@@ -39,24 +39,26 @@ uint64_t rp_hist_value(unsigned idx)
 	return base + ((1ull << shift) >> 1);
 }
 
-void rp_hist_add(struct rp_hist *h, uint64_t v)
+/* rp_hist_add, inline in rp_stats_add: a call on every replayed operation less. */
+static inline void hist_add(struct rp_hist *h, uint64_t v)
 {
-	double d;
-
 	h->bucket[rp_hist_index(v)]++;
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
 	h->n++;
-	d = (double)v - h->mean;
-	h->mean += d / (double)h->n;
-	h->m2 += d * ((double)v - h->mean);
+	h->sum += v;
+	h->sum_sq += (unsigned __int128)v * v;
+}
+
+void rp_hist_add(struct rp_hist *h, uint64_t v)
+{
+	hist_add(h, v);
 }
 
 void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
 {
-	double n, d;
 	unsigned i;
 
 	if (!src->n)
@@ -67,11 +69,9 @@ void rp_hist_merge(struct rp_hist *dst, const struct rp_hist *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
-	n = (double)dst->n + (double)src->n;
-	d = src->mean - dst->mean;
-	dst->m2 += src->m2 + d * d * (double)dst->n * (double)src->n / n;
-	dst->mean += d * (double)src->n / n;
 	dst->n += src->n;
+	dst->sum += src->sum;
+	dst->sum_sq += src->sum_sq;
 }
 
 uint64_t rp_hist_percentile(const struct rp_hist *h, double p)
@@ -99,9 +99,34 @@ uint64_t rp_hist_percentile(const struct rp_hist *h, double p)
 	return v;
 }
 
+double rp_hist_mean(const struct rp_hist *h)
+{
+	return h->n ? (double)((long double)h->sum / (long double)h->n) : 0.0;
+}
+
+/*
+ * n - 1 times the variance is S2 - S1^2 / n, with S1 and S2 the sums of
+ * (v - min) and of its squares, found from sum and sum_sq modulo 2^128
+ * (exact whenever S2 itself fits, whatever sum_sq wrapped): centred at
+ * min, the values' size cancels out before anything is rounded. In
+ * integers when n * S2 and S1^2 fit in 128 bits, in long double otherwise.
+ */
 double rp_hist_stddev(const struct rp_hist *h)
 {
-	return h->n > 1 ? sqrt(h->m2 / (double)(h->n - 1)) : 0.0;
+	unsigned __int128 k = h->min, n = h->n, s1, s2, n_s2, s1_sq;
+	long double dev2;
+
+	if (h->n < 2)
+		return 0.0;
+	s1 = h->sum - n * k;
+	s2 = h->sum_sq - 2 * k * h->sum + n * k * k;
+	if (!__builtin_mul_overflow(n, s2, &n_s2) && !__builtin_mul_overflow(s1, s1, &s1_sq))
+		dev2 = (long double)(n_s2 - s1_sq) / (long double)n;
+	else
+		dev2 = (long double)s2 - (long double)s1 * (long double)s1 / (long double)n;
+	if (dev2 < 0)
+		dev2 = 0;	/* (rounding, in long double) */
+	return (double)sqrtl(dev2 / (long double)(n - 1));
 }
 
 static const char *const div_names[RP_DIV_NR] = {
@@ -155,9 +180,9 @@ int rp_stats_add(struct rp_stats *s, unsigned op, int64_t result, uint64_t lat_n
 		o->errors++;
 	else if (op == FSTAP_OP_READ || op == FSTAP_OP_WRITE || op == FSTAP_OP_COPY_FILE_RANGE)
 		o->bytes += (uint64_t)result;
-	if (!hist_get(&o->lat))
+	if (!o->lat && !hist_get(&o->lat))
 		return -ENOMEM;
-	rp_hist_add(o->lat, lat_ns);
+	hist_add(o->lat, lat_ns);
 	return 0;
 }
 

@@ -214,6 +214,11 @@ struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t)
 	c->joined = t->joined;
 	c->eof_read = t->eof_read;
 	c->valid_paths = t->valid_paths;
+	c->path_len = t->path_len;
+	c->path_name = t->path_name;
+	c->h = t->h;
+	c->h2 = t->h2;
+	c->h_stale = t->h_stale;
 	c->recno = t->recno;
 	c->comm = t->comm;
 	c->nres = t->nres;

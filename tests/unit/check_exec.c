@@ -43,6 +43,7 @@ static int root_fd;
 static struct rp_shared *sh;
 static struct rp_exec *x;
 static struct rp_stats st;
+static struct rp_handles hs;	/* the dispatcher's: ex() binds each task as it would */
 
 static void setup(void)
 {
@@ -53,6 +54,7 @@ static void setup(void)
 	rp_stats_init(&st);
 	ck_assert_int_eq(rp_shared_new(root_fd, &sh), 0);
 	ck_assert_int_eq(rp_exec_new(sh, &st, &x), 0);
+	rp_handles_init(&hs);
 	umask(0);
 }
 
@@ -61,6 +63,7 @@ static void teardown(void)
 	char cmd[128];
 
 	rp_exec_free(x);
+	rp_handles_release(&hs);
 	rp_shared_free(sh);
 	rp_stats_release(&st);
 	close(root_fd);
@@ -73,6 +76,7 @@ static int64_t ex(struct fstap_rec r, const char *path, const char *path2)
 {
 	struct rp_task t = { .rec = r, .path = path, .path2 = path2 };
 
+	ck_assert_int_eq(rp_handles_bind(&hs, &t), 0);
 	return rp_exec_run(x, &t);
 }
 
@@ -210,7 +214,7 @@ START_TEST(test_exec_file_lifecycle)
 	snprintf(p, sizeof(p), "%s/d", tmpl);
 	ck_assert_int_eq(stat(p, &s), 0);
 	ck_assert_uint_eq(s.st_mode, 040755);
-	ck_assert_uint_eq(rp_shared_open_handles(sh), 0);
+	ck_assert_uint_eq(rp_handles_open(&hs), 0);
 	ck_assert_uint_eq(st.op[FSTAP_OP_WRITE].bytes, 8192);
 }
 END_TEST

@@ -61,7 +61,7 @@ tests_unit_check_prepare_LDADD = libprepare.a $(FSTAP_LIBS) $(CHECK_LIBS)
 REPLAY_UNIT_TESTS = tests/unit/check_stats tests/unit/check_timing \
 	tests/unit/check_classify tests/unit/check_task tests/unit/check_sched \
 	tests/unit/check_exec tests/unit/check_clone tests/unit/check_split \
-	tests/unit/check_plan tests/unit/check_deps
+	tests/unit/check_plan tests/unit/check_deps tests/unit/check_handles
 REPLAY_UNIT_LDADD = libreplay.a $(FSTAP_LIBS) $(CHECK_LIBS) -lm
 tests_unit_check_stats_LDADD = $(REPLAY_UNIT_LDADD)
 tests_unit_check_timing_LDADD = $(REPLAY_UNIT_LDADD)
@@ -73,6 +73,7 @@ tests_unit_check_clone_LDADD = $(REPLAY_UNIT_LDADD)
 tests_unit_check_split_LDADD = $(REPLAY_UNIT_LDADD)
 tests_unit_check_plan_LDADD = $(REPLAY_UNIT_LDADD)
 tests_unit_check_deps_LDADD = $(REPLAY_UNIT_LDADD)
+tests_unit_check_handles_LDADD = $(REPLAY_UNIT_LDADD)
 
 # compare's pure parts and the disk models.
 COMPARE_UNIT_TESTS = tests/unit/check_compare tests/unit/check_compare_stats
