@@ -69,26 +69,22 @@ struct rp_plan {
 	size_t nstreams, capstreams;
 };
 
-/* A job's header: the task's fields a consumer uses, then its variable parts. */
+/*
+ * A job's header: its layout, then the block of the task's fields a job
+ * carries (struct rp_task, RP_TASK_CARRIED_*), copied whole, then its
+ * variable parts.
+ */
 struct job {
 	uint32_t len;		/* bytes to the next job; 0: the stream goes on in the next block */
+	uint32_t widx;		/* its worker */
 	uint16_t ndeps, path_len, path2_len;	/* a path's length + 1; 0: none */
-	uint8_t nres, bits;
-	uint32_t ns_gen, widx;
-	uint16_t path_name;	/* JOB_PATH_VALID: where path's last component starts */
-	uint8_t handles;	/* JOB_H, JOB_H2, JOB_H_STALE: which of the task's follow */
-	uint64_t wseq, seq, recno, gap_ns;
-	const char *comm;
+	uint8_t nres, bits;	/* JOB_*: alone, and which handles follow */
+	_Alignas(8) unsigned char carried[RP_TASK_CARRIED_SIZE];
 	/* struct rp_dep deps[ndeps], uint64_t res[nres], struct rp_handle *h, h2,
 	 * h_stale (those present), path, path2, the packed record */
 };
 
-enum { JOB_H = 1, JOB_H2 = 2, JOB_H_STALE = 4 };
-
-enum {
-	JOB_RACED = 1, JOB_DEVICE = 2, JOB_MADE = 4, JOB_JOINED = 8, JOB_EOF_READ = 16,
-	JOB_ALONE = 32, JOB_PATH_VALID = 64, JOB_PATH2_VALID = 128,
-};
+enum { JOB_ALONE = 1, JOB_H = 2, JOB_H2 = 4, JOB_H_STALE = 8 };
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
@@ -111,16 +107,22 @@ struct job_rec {
 #define REC_CLONE (1ull << 63)
 _Static_assert(sizeof(struct fstap_rec) == 456, "struct fstap_rec changed: update job_rec");
 
-/* Where each 8-byte field of REC_FIELDS is in struct fstap_rec. */
-static size_t rec_field_off(unsigned bit)
-{
-	static const size_t head[4] = {
-		offsetof(struct fstap_rec, result), offsetof(struct fstap_rec, obj),
-		offsetof(struct fstap_rec, start_ns), offsetof(struct fstap_rec, dur_ns),
-	};
-
-	return bit < 4 ? head[bit] : offsetof(struct fstap_rec, child) + 8 * (bit - 4);
-}
+/*
+ * Where each 8-byte field of REC_FIELDS is in struct fstap_rec: a table, as
+ * a worker looks one up for every field of every job it decodes.
+ */
+#define TAIL(i) (offsetof(struct fstap_rec, child) + 8 * (i))
+static const uint16_t rec_field_offs[] = {
+	offsetof(struct fstap_rec, result), offsetof(struct fstap_rec, obj),
+	offsetof(struct fstap_rec, start_ns), offsetof(struct fstap_rec, dur_ns),
+	TAIL(0), TAIL(1), TAIL(2), TAIL(3), TAIL(4), TAIL(5), TAIL(6), TAIL(7),
+	TAIL(8), TAIL(9), TAIL(10), TAIL(11), TAIL(12), TAIL(13), TAIL(14), TAIL(15),
+	TAIL(16), TAIL(17), TAIL(18), TAIL(19), TAIL(20), TAIL(21), TAIL(22), TAIL(23),
+	TAIL(24), TAIL(25), TAIL(26), TAIL(27), TAIL(28), TAIL(29), TAIL(30),
+};
+#undef TAIL
+_Static_assert(sizeof(rec_field_offs) / sizeof(rec_field_offs[0]) == REC_FIELDS,
+	       "rec_field_offs: a field missing or too many");
 
 /* Where each byte string of REC_STRINGS is in struct fstap_rec. */
 static const size_t rec_string_off[REC_STRINGS] = {
@@ -168,7 +170,7 @@ static size_t job_rec_put(unsigned char *dst, const struct fstap_rec *r)
 	for (bit = 0; bit < REC_FIELDS; bit++) {
 		uint64_t x;
 
-		memcpy(&x, (const unsigned char *)r + rec_field_off(bit), sizeof(x));
+		memcpy(&x, (const unsigned char *)r + rec_field_offs[bit], sizeof(x));
 		if (x) {
 			h->mask |= 1ull << bit;
 			*v++ = x;
@@ -211,7 +213,7 @@ static void job_rec_get(struct fstap_rec *r, const unsigned char *src, uint64_t 
 		memset(r, 0, sizeof(*r));
 	} else {
 		for (m = *last & ~h->mask & ((1ull << REC_FIELDS) - 1); m; m &= m - 1)
-			memset((unsigned char *)r + rec_field_off((unsigned)__builtin_ctzll(m)), 0, 8);
+			memset((unsigned char *)r + rec_field_offs[__builtin_ctzll(m)], 0, 8);
 		for (m = (*last & ~h->mask) >> REC_FIELDS; m; m &= m - 1)
 			*rec_string(r, (unsigned)__builtin_ctzll(m)) = (struct fstap_bytes){ NULL, 0 };
 	}
@@ -223,7 +225,7 @@ static void job_rec_get(struct fstap_rec *r, const unsigned char *src, uint64_t 
 	r->uid = h->uid;
 	r->gid = h->gid;
 	for (m = h->mask & ((1ull << REC_FIELDS) - 1); m; m &= m - 1)
-		memcpy((unsigned char *)r + rec_field_off((unsigned)__builtin_ctzll(m)), v++, 8);
+		memcpy((unsigned char *)r + rec_field_offs[__builtin_ctzll(m)], v++, 8);
 	q = (const unsigned char *)v;
 	for (m = h->mask >> REC_FIELDS; m; m &= m - 1) {
 		uint64_t len;
@@ -462,7 +464,7 @@ static void job_handle_put(struct job *j, unsigned char **q, uint8_t which, stru
 		return;
 	memcpy(*q, &h, sizeof(h));
 	*q += sizeof(h);
-	j->handles |= which;
+	j->bits |= which;
 }
 
 int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *t,
@@ -493,16 +495,10 @@ int rp_stream_put(struct rp_plan *p, struct rp_stream *s, const struct rp_task *
 	}
 	j = (struct job *)(s->tail->data + s->wpos);
 	*j = (struct job){
-		.ndeps = (uint16_t)t->ndeps, .nres = (uint8_t)t->nres,
-		.bits = (uint8_t)((t->raced ? JOB_RACED : 0) | (t->device ? JOB_DEVICE : 0) |
-				  (t->made ? JOB_MADE : 0) | (t->joined ? JOB_JOINED : 0) |
-				  (t->eof_read ? JOB_EOF_READ : 0) | (alone ? JOB_ALONE : 0) |
-				  ((t->valid_paths & RP_PATH_VALID) ? JOB_PATH_VALID : 0) |
-				  ((t->valid_paths & RP_PATH2_VALID) ? JOB_PATH2_VALID : 0)),
-		.ns_gen = t->ns_gen, .widx = widx, .wseq = t->wseq, .seq = t->seq,
-		.recno = t->recno, .gap_ns = t->gap_ns, .comm = t->comm,
-		.path_name = t->path_name,
+		.widx = widx, .ndeps = (uint16_t)t->ndeps, .nres = (uint8_t)t->nres,
+		.bits = alone ? JOB_ALONE : 0,
 	};
+	memcpy(j->carried, (const unsigned char *)t + RP_TASK_CARRIED_OFF, RP_TASK_CARRIED_SIZE);
 	q = (unsigned char *)(j + 1);
 	memcpy(q, t->deps, t->ndeps * sizeof(struct rp_dep));
 	q += t->ndeps * sizeof(struct rp_dep);
@@ -621,43 +617,29 @@ bool rp_stream_next(struct rp_plan *p, struct rp_stream *s, bool wait, struct rp
 		q += j->nres * sizeof(uint64_t);
 	}
 	t->h = t->h2 = t->h_stale = NULL;
-	if (j->handles) {
-		if (j->handles & JOB_H) {
+	if (j->bits & (JOB_H | JOB_H2 | JOB_H_STALE)) {
+		if (j->bits & JOB_H) {
 			memcpy(&t->h, q, sizeof(t->h));
 			q += sizeof(t->h);
 		}
-		if (j->handles & JOB_H2) {
+		if (j->bits & JOB_H2) {
 			memcpy(&t->h2, q, sizeof(t->h2));
 			q += sizeof(t->h2);
 		}
-		if (j->handles & JOB_H_STALE) {
+		if (j->bits & JOB_H_STALE) {
 			memcpy(&t->h_stale, q, sizeof(t->h_stale));
 			q += sizeof(t->h_stale);
 		}
 	}
 	if (j->path_len) {
 		t->path = (const char *)q;
-		t->path_len = (uint16_t)(j->path_len - 1);
-		t->path_name = j->path_name;
 		q += j->path_len;
 	}
 	if (j->path2_len) {
 		t->path2 = (const char *)q;
 		q += j->path2_len;
 	}
-	t->raced = j->bits & JOB_RACED;
-	t->device = j->bits & JOB_DEVICE;
-	t->made = j->bits & JOB_MADE;
-	t->joined = j->bits & JOB_JOINED;
-	t->eof_read = j->bits & JOB_EOF_READ;
-	t->valid_paths = (uint8_t)(((j->bits & JOB_PATH_VALID) ? RP_PATH_VALID : 0) |
-				   ((j->bits & JOB_PATH2_VALID) ? RP_PATH2_VALID : 0));
-	t->ns_gen = j->ns_gen;
-	t->wseq = j->wseq;
-	t->seq = j->seq;
-	t->recno = j->recno;
-	t->gap_ns = j->gap_ns;
-	t->comm = j->comm;
+	memcpy((unsigned char *)t + RP_TASK_CARRIED_OFF, j->carried, RP_TASK_CARRIED_SIZE);
 	q = (const unsigned char *)j + ALIGN8((size_t)(q - (const unsigned char *)j));
 	job_rec_get(&t->rec, q, &s->rmask);
 	*widx = j->widx;

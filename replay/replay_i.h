@@ -308,30 +308,43 @@ struct rp_dep {
 struct rp_task {
 	struct rp_task *next;		/* queue link */
 	struct rp_task *dnext;		/* the dispatcher's list of what a worker holds */
-	uint64_t wseq;			/* its number in its worker's order */
 	struct rp_task *tprev, *tnext;	/* its thread's records in the stage, by time */
 	struct tstate *ts;		/* its thread (run_i.h), once staged */
 	/* in the reorder window: key rec.start_ns (here, a list walk reads one
 	 * line), seq its position in the trace file (ties) */
 	struct fstap_witem win;
-	uint64_t seq;			/* global dispatch order */
-	uint64_t gap_ns;		/* recorded think time before it */
-	uint32_t ns_gen;		/* namespace generation (directory cache) */
+	/*
+	 * What a plan's job carries of the task besides its arrays and record:
+	 * one block, that plan.c copies whole (RP_TASK_CARRIED_*), as a worker
+	 * decodes a job for every operation.
+	 */
+	struct {
+		uint64_t seq;		/* global dispatch order */
+		uint64_t wseq;		/* its number in its worker's order */
+		uint64_t gap_ns;	/* recorded think time before it */
+		uint64_t recno;		/* its position in the trace file (every record counted) */
+		const char *comm;	/* its process's name (the divergence log only), or NULL */
+		uint32_t ns_gen;	/* namespace generation (directory cache) */
+		/* with RP_PATH_VALID: path's length, and where its last component
+		 * starts (rp_path_name_at), that an executor splits it without a scan */
+		uint16_t path_len, path_name;
+		/* RP_PATH_VALID, RP_PATH2_VALID: the dispatcher found path (path2)
+		 * valid (fstap_path_valid), so that its executor need not look again */
+		uint8_t valid_paths;
+		bool eof_read;	/* a getattr that stands for a read at end of file */
+		bool raced;	/* overlapped a conflicting op of another thread when recorded */
+		bool device;	/* an open of a character or block device node */
+		bool made;	/* the replay's own (borrowed.c): not counted */
+		bool joined;	/* paced: gap_ns counts from its dependencies' end */
+	};
 	bool absorbed;			/* a lookup or getattr the next op reproduces */
-	bool eof_read;			/* a getattr that stands for a read at end of file */
 	bool after_create;		/* a getattr of the file its thread's previous record created */
 	bool after_opendir;		/* a getattr of the directory opendir() just opened (its fstat) */
 	bool marker;			/* the kernel's GETXATTR of security.capability (write marker) */
 	bool marked;			/* a write right after its marker: a write() starts here */
 	bool merged;			/* a write the first part of its split issued (final) */
-	bool raced;			/* overlapped a conflicting op of another thread when recorded */
 	struct rp_race_obj *race_obj;	/* its object's race state (races.c) */
 	struct rp_task *race_prev, *race_next;	/* its object's staged operations */
-	bool device;			/* an open of a character or block device node */
-	bool made;			/* the replay's own (borrowed.c): not counted */
-	bool joined;			/* paced: gap_ns counts from its dependencies' end */
-	uint64_t recno;			/* its position in the trace file (every record counted) */
-	const char *comm;		/* its process's name (the divergence log only), or NULL */
 	uint32_t ndeps, capdeps;
 	struct rp_dep *deps;		/* dep_inline, or owned when more are needed */
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
@@ -340,18 +353,16 @@ struct rp_task {
 	char *paths;			/* owned (the arena): path, then path2 */
 	const char *path;		/* directory (entry ops) or object; NULL: unknown */
 	const char *path2;		/* rename/link destination directory */
-	/* RP_PATH_VALID, RP_PATH2_VALID: the dispatcher found path (path2)
-	 * valid (fstap_path_valid), so that its executor need not look again */
-	uint8_t valid_paths;
-	/* with RP_PATH_VALID: path's length, and where its last component
-	 * starts (rp_path_name_at), that an executor splits it without a scan */
-	uint16_t path_len, path_name;
 	/* the handles it names (rp_handles_bind): of rec.fh, of rec.fh2
 	 * (copy_file_range), and an open's of the same fh before it, which it
 	 * replaces (its release was not recorded); NULL: none */
 	struct rp_handle *h, *h2, *h_stale;
 	struct fstap_rec rec;		/* pointers into this allocation */
 };
+
+/* The block of a task a job carries (see struct rp_task): where, how long. */
+#define RP_TASK_CARRIED_OFF offsetof(struct rp_task, seq)
+#define RP_TASK_CARRIED_SIZE (offsetof(struct rp_task, joined) + sizeof(bool) - RP_TASK_CARRIED_OFF)
 
 /* Where the last component of path (len bytes, beginning with '/') starts. */
 static inline uint16_t rp_path_name_at(const char *path, size_t len)

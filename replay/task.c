@@ -204,23 +204,12 @@ struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t)
 
 	if (!c)
 		return NULL;
-	c->wseq = t->wseq;
-	c->seq = t->seq;
-	c->gap_ns = t->gap_ns;
-	c->ns_gen = t->ns_gen;
-	c->raced = t->raced;
-	c->device = t->device;
-	c->made = t->made;
-	c->joined = t->joined;
-	c->eof_read = t->eof_read;
-	c->valid_paths = t->valid_paths;
-	c->path_len = t->path_len;
-	c->path_name = t->path_name;
+	/* what a job carries (struct rp_task): the numbers, gap, flags, path split */
+	memcpy((unsigned char *)c + RP_TASK_CARRIED_OFF, (const unsigned char *)t + RP_TASK_CARRIED_OFF,
+	       RP_TASK_CARRIED_SIZE);
 	c->h = t->h;
 	c->h2 = t->h2;
 	c->h_stale = t->h_stale;
-	c->recno = t->recno;
-	c->comm = t->comm;
 	c->nres = t->nres;
 	memcpy(c->res, t->res, sizeof(c->res));
 	for (i = 0; i < t->ndeps; i++)

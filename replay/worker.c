@@ -35,8 +35,8 @@ static bool spin_until(const struct run *r, _Atomic uint64_t *v, uint64_t n)
 	return true;
 }
 
-/* Waits until w has completed n ops, or the run has failed (rp_run_fail). */
-static void wait_done(struct rp_worker *w, uint64_t n)
+/* wait_done when w has not completed n ops yet: spins, then sleeps. */
+static void wait_done_slow(struct rp_worker *w, uint64_t n)
 {
 	const struct run *r = w->run;
 
@@ -48,6 +48,17 @@ static void wait_done(struct rp_worker *w, uint64_t n)
 		pthread_cond_wait(&w->cv_done, &w->mu);
 	atomic_fetch_sub(&w->waiters, 1);
 	pthread_mutex_unlock(&w->mu);
+}
+
+/*
+ * Waits until w has completed n ops, or the run has failed (rp_run_fail).
+ * Inline, the usual case (done already: the dispatcher, merged, waits so
+ * for every worker an op depends on) costs a load, not a call.
+ */
+static inline void wait_done(struct rp_worker *w, uint64_t n)
+{
+	if (atomic_load_explicit(&w->done, memory_order_acquire) < n)
+		wait_done_slow(w, n);
 }
 
 void rp_run_fail(struct run *r)

@@ -77,6 +77,11 @@ static void same_task(const struct rp_task *t, const struct rp_task *u)
 	ck_assert_uint_eq(t->recno, u->recno);
 	ck_assert_uint_eq(t->gap_ns, u->gap_ns);
 	ck_assert_ptr_eq(t->comm, u->comm);
+	ck_assert_uint_eq(t->path_len, u->path_len);
+	ck_assert_uint_eq(t->path_name, u->path_name);
+	ck_assert_ptr_eq(t->h, u->h);
+	ck_assert_ptr_eq(t->h2, u->h2);
+	ck_assert_ptr_eq(t->h_stale, u->h_stale);
 }
 
 static struct rp_task *task(struct rp_arena *a, const struct fstap_rec *r, uint64_t n)
@@ -141,6 +146,14 @@ START_TEST(test_plan_roundtrip)
 		in[i]->path = i == 6 ? NULL : "/dir/sub";
 		in[i]->path2 = i == 1 ? "/other" : NULL;
 		in[i]->valid_paths = (uint8_t)(i % 4);
+		if (in[i]->path && (in[i]->valid_paths & RP_PATH_VALID)) {
+			in[i]->path_len = 8;
+			in[i]->path_name = 5;
+		}
+		/* the handles the dispatcher bound (only their addresses travel) */
+		in[i]->h = i % 3 ? (struct rp_handle *)(0x3000 + 64 * i) : NULL;
+		in[i]->h2 = i == 6 ? (struct rp_handle *)0x4000 : NULL;
+		in[i]->h_stale = i == 4 ? (struct rp_handle *)0x5000 : NULL;
 		for (k = 0; k < i; k++)	/* past the inline ones for the last */
 			ck_assert_int_eq(rp_task_add_dep(in[i], k % 2 ? w1 : w0, 10 * k), 0);
 		in[i]->nres = (uint32_t)(i % (RP_TASK_MAX_RES + 1));
