@@ -178,9 +178,6 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 		return ret;
 	if (r->native)
 		t->gap_ns = rp_native_gap(&ts->native, t->gap_ns);
-	else
-		t->gap_ns = t->gap_ns > ts->hidden_ns ? t->gap_ns - ts->hidden_ns : 0;
-	ts->hidden_ns = 0;
 	if (end > w->prev_end)
 		w->prev_end = end;
 	w->wseq++;
@@ -239,9 +236,6 @@ int rp_dispatch(struct run *r, struct rp_task *t)
 		rp_ns_changes(r, t);
 	}
 	if (!issue) {
-		/* the thread waited for it inside a call (a forget has no reply) */
-		if (r->o->pace_pct && t->rec.op != FSTAP_OP_FORGET)
-			ts->hidden_ns = fstap_sat_add(ts->hidden_ns, t->rec.dur_ns);
 		rp_task_free(t);
 		return 0;
 	}

@@ -163,7 +163,6 @@ struct tstate {
 	struct rp_task *head, *tail;
 	uint64_t sync_armed;	/* its latest op was a synchronous write: sync_key() */
 	struct rp_native_thread native;	/* --pace=native: its gaps */
-	uint64_t hidden_ns;	/* paced: its requests not issued since its latest op */
 	struct rp_fh_hist fh_hist;	/* its latest requests (classify.c) */
 };
 

@@ -53,7 +53,6 @@ REPLAY_TESTS = \
 	tests/integration/t2180-replay-posix-suite.sh \
 	tests/integration/t2190-replay-torn-trace.sh \
 	tests/integration/t2195-replay-native-pace.sh \
-	tests/integration/t2196-replay-orig-pace.sh \
 	tests/integration/t2200-roundtrip.sh \
 	tests/integration/t2300-replay-apps.sh \
 	tests/integration/t2310-replay-xattr-apps.sh \
