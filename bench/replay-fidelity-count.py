@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """replay-fidelity-count.py: the counting half of bench/replay-fidelity.sh.
 
-  count APPDIR APP-STRACE-DIR REPLAY-STRACE-DIR REPLAY.json -> JSON counts
+  count APPDIR APP-STRACE-DIR REPLAYDIR REPLAY-STRACE-DIR REPLAY.json -> JSON counts
   table RESDIR WORKLOADS                                    -> markdown tables
 
 The application's calls: every line of its strace files (one per thread,
 strace -ff -y) that names a path or a descriptor beneath APPDIR. The
-replay's: every line of the files of its worker threads (all but the
-thread that ran execve, the main one, which reads the trace).
+replay's: every line of the files of its worker threads, and the lines of
+its main thread (the one that ran execve) that name a path or a
+descriptor beneath REPLAYDIR, or a relative path (the replay issues the
+xattr calls on a name from the object's directory, its working directory
+then): the main thread reads the trace, and runs the operations itself
+when the whole trace is planned (docs/replay.md, "The plan").
 """
 import json, os, re, sys
 from collections import Counter
@@ -32,6 +36,7 @@ CLASSES = [
 TARGET = ("stat", "open", "read", "write", "getdents", "xattr", "namespace")
 SYS2CLASS = {s: c for c, ss in CLASSES for s in ss.split()}
 CALL = re.compile(r"([a-z0-9_]+)\(")
+RELATIVE = re.compile(r'[a-z0-9_]+\("[^/]')
 
 
 def lines(path):
@@ -42,20 +47,24 @@ def lines(path):
                 yield m.group(1), line
 
 
-def count(appdir, appst, rpst, rpjson):
+def beneath(d):
+    return re.compile(r'(?:"|<)' + re.escape(d) + r'(?:/|"|>)')
+
+
+def count(appdir, appst, rpdir, rpst, rpjson):
     app, rp = Counter(), Counter()
-    beneath = re.compile(r'(?:"|<)' + re.escape(appdir) + r'(?:/|"|>)')
+    in_app, in_rp = beneath(appdir), beneath(rpdir)
     for f in os.listdir(appst):
         for name, line in lines(os.path.join(appst, f)):
-            if beneath.search(line):
+            if in_app.search(line):
                 app[SYS2CLASS[name]] += 1
     for f in os.listdir(rpst):
         p = os.path.join(rpst, f)
         with open(p, errors="replace") as fh:
-            if any(l.startswith("execve(") for l in fh):
-                continue        # the main thread
+            main = any(l.startswith("execve(") for l in fh)
         for name, line in lines(p):
-            rp[SYS2CLASS[name]] += 1
+            if not main or in_rp.search(line) or RELATIVE.match(line):
+                rp[SYS2CLASS[name]] += 1
     run = json.load(open(rpjson))["runs"][0]
     json.dump({"app": app, "replay": rp, "divergences": run["divergences"],
                "lookups": run.get("lookups"), "getattrs": run.get("getattrs"),
@@ -91,6 +100,6 @@ def table(resdir, wls):
 
 
 if sys.argv[1] == "count":
-    count(*sys.argv[2:6])
+    count(*sys.argv[2:7])
 else:
     table(sys.argv[2], sys.argv[3])

@@ -13,7 +13,9 @@
 #      like are left out);
 #   3. `fstap prepare T DIR2`, then `fstap replay T DIR2` under
 #      `strace -f -ff -y`: the replay's calls are those of its worker threads
-#      (every thread but the main one, which reads the trace).
+#      and those of its main thread (which reads the trace, and runs the
+#      operations itself when the whole trace is planned) on a path or a
+#      descriptor beneath DIR2.
 # It prints a table per workload and one summed over them: calls per class,
 # application and replay, and the ratio replay / application.
 #
@@ -77,7 +79,7 @@ for wl in ${WLS//,/ }; do
 	strace -f -ff -qq -y -o "$WORK/st-rp/raw" "$FSTAP" replay --no-progress $ORDER \
 		--json="$WORK/res/$wl.replay.json" "$WORK/$wl.trace" "$WORK/rp" >"$WORK/res/$wl.replay.out" ||
 		{ echo "replay-fidelity.sh: replay of $wl failed" >&2; exit 1; }
-	python3 "$HERE/replay-fidelity-count.py" count "$WORK/nat" "$WORK/st-app" "$WORK/st-rp" \
+	python3 "$HERE/replay-fidelity-count.py" count "$WORK/nat" "$WORK/st-app" "$WORK/rp" "$WORK/st-rp" \
 		"$WORK/res/$wl.replay.json" >"$WORK/res/$wl.json" || exit 1
 done
 python3 "$HERE/replay-fidelity-count.py" table "$WORK/res" "$WLS"
