@@ -257,6 +257,12 @@ static int wait_mark(struct run *r, struct rp_task *t, struct rp_worker *me, uin
 	return m ? rp_deps_add(t, me, r->w[MARK_IDX(m)], MARK_WSEQ(m)) : 0;
 }
 
+/* The readers of a resource whose state v is tagged. */
+static struct res_readers *readers_of(uint64_t v)
+{
+	return (struct res_readers *)(uintptr_t)(v & ~RES_TAG);
+}
+
 /* t, of mark mine, reads the resource whose state is *v. */
 static int add_reader(struct run *r, struct rp_task *t, struct rp_worker *me, uint64_t *v,
 		      uint64_t mine)
@@ -265,9 +271,9 @@ static int add_reader(struct run *r, struct rp_task *t, struct rp_worker *me, ui
 	unsigned i;
 	int ret;
 
+	if ((ret = wait_mark(r, t, me, *v & RES_TAG ? readers_of(*v)->writer : *v)))
+		return ret;
 	if (!(*v & RES_TAG)) {
-		if ((ret = wait_mark(r, t, me, *v)))
-			return ret;
 		if (!*v || MARK_IDX(*v) == me->idx) {
 			/* its worker's own or none before: a later reader waits for
 			 * it as for a writer (one worker: no state kept) */
@@ -279,9 +285,7 @@ static int add_reader(struct run *r, struct rp_task *t, struct rp_worker *me, ui
 		s->writer = *v;
 		*v = (uint64_t)(uintptr_t)s | RES_TAG;
 	}
-	s = (struct res_readers *)(uintptr_t)(*v & ~RES_TAG);
-	if (*v & RES_TAG && (ret = wait_mark(r, t, me, s->writer)))
-		return ret;
+	s = readers_of(*v);
 	for (i = 0; i < s->n; i++)
 		if (MARK_IDX(s->reader[i]) == me->idx) {
 			s->reader[i] = mine;	/* its worker runs it after the earlier one */
@@ -306,7 +310,7 @@ static int add_writer(struct run *r, struct rp_task *t, struct rp_worker *me, ui
 	int ret;
 
 	if (*v & RES_TAG) {
-		struct res_readers *s = (struct res_readers *)(uintptr_t)(*v & ~RES_TAG);
+		struct res_readers *s = readers_of(*v);
 
 		ret = wait_mark(r, t, me, s->writer);
 		for (i = 0; i < s->n && !ret; i++)
@@ -321,19 +325,14 @@ static int add_writer(struct run *r, struct rp_task *t, struct rp_worker *me, ui
 	return 0;
 }
 
-static void res_state_free(uint64_t v)
-{
-	if (v & RES_TAG)
-		free((void *)(uintptr_t)(v & ~RES_TAG));
-}
-
 void rp_deps_release(struct run *r)
 {
 	size_t pos = 0;
 	uint64_t key, v;
 
 	while (fstap_map_next(&r->res_last, &pos, &key, &v))
-		res_state_free(v);
+		if (v & RES_TAG)
+			free(readers_of(v));
 	fstap_map_release(&r->res_last);
 }
 
