@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "fstap/list.h"
+#include "fstap/pathmap.h"
 #include "run_i.h"
 
 FSTAP_QUEUE_DEFINE(thread_list, struct rp_task, tprev, tnext)
@@ -154,10 +155,35 @@ static bool may_unblock(const struct rp_task *s, bool io)
 }
 
 /*
+ * Whether t's system call may wait in the kernel for another thread's next
+ * one: the open of a FIFO for its other end, a read or a write of one for
+ * its other end's I/O or close (an ioctl, who knows). Nothing else does: a
+ * regular file's open, read or write, a stat, a namespace change waits at
+ * most for calls already running. An object whose kind the trace does not
+ * tell may be a FIFO.
+ */
+static bool may_block(const struct run *r, const struct rp_task *t)
+{
+	enum fstap_kind k;
+
+	switch (t->rec.op) {
+	case FSTAP_OP_OPEN:
+	case FSTAP_OP_READ:
+	case FSTAP_OP_WRITE:
+		k = fstap_pathmap_kind(r->pm, t->rec.obj);
+		return k != FSTAP_KIND_FILE && (k != FSTAP_KIND_DIR || t->rec.op != FSTAP_OP_OPEN);
+	case FSTAP_OP_IOCTL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Whether t, just unstaged (the records after it are those still staged),
- * waited for no later operation of another thread when recorded: no
- * record of another thread that may unblock it started within it. A close
- * waits for nothing. Every record that started before t ended has been
+ * waited for no later operation of another thread when recorded: it may
+ * not block (may_block), or no record of another thread that may unblock
+ * it started within it. Every record that started before t ended has been
  * staged by now if t is shorter than the lookahead (race_settled, or it
  * waited it out).
  */
@@ -167,7 +193,7 @@ bool rp_stage_alone(const struct run *r, const struct rp_task *t)
 	bool io = t->rec.op == FSTAP_OP_READ || t->rec.op == FSTAP_OP_WRITE;
 	const struct rp_task *s;
 
-	if (is_release(t->rec.op))
+	if (!may_block(r, t))
 		return true;
 	if (t->rec.dur_ns >= r->lookahead)
 		return false;

@@ -492,10 +492,11 @@ static int worker_start(struct rp_worker *w)
  * cannot wait for an operation dispatched after it: the ops it runs
  * complete in dispatch order, and a worker's thread runs those of an op
  * that may block on another thread (a FIFO's open waits for its other
- * end). An op waits for another thread's only if that one started before
- * it ended (in the recording); when an op is dispatched every record that
- * started before it ended has been staged (stage.c), so if none of them
- * is another thread's, the op waits for no later one (rp_stage_alone).
+ * end; calls on regular files and directories never do). An op waits for
+ * another thread's only if that one started before it ended (in the
+ * recording); when an op is dispatched every record that started before
+ * it ended has been staged (stage.c), so if none of them is another
+ * thread's, the op waits for no later one (rp_stage_alone).
  * Such an op is run by its worker's thread (started for it); before the
  * worker's next op that the dispatcher runs, it waits for that thread. The
  * dispatcher's execution context changes its thread's working directory

@@ -23,8 +23,8 @@
  * which the reader calls for each record: an object id is never reused in a
  * trace, so kinds can be learned ahead of the records applied, as the
  * replay does). These say it, the latest winning: the initial mode
- * (state_inode), mkdir (a directory), mknod's mode, create and symlink
- * (neither a directory nor a device), and a name in a directory, opendir
+ * (state_inode), mkdir (a directory), mknod's mode, create (a regular
+ * file), symlink (neither a directory nor a device), and a name in a directory, opendir
  * or readdir (the directory). These say it only of an object whose kind
  * is not known: open (not a directory) and a readdir entry's type. Failed
  * requests say nothing.
@@ -89,8 +89,9 @@ int fstap_pathmap_apply(struct fstap_pathmap *pm, const struct fstap_rec *rec);
 enum fstap_kind {
 	FSTAP_KIND_UNKNOWN = 0,
 	FSTAP_KIND_DIR,
-	FSTAP_KIND_OTHER,	/* a file, symlink, fifo or socket */
+	FSTAP_KIND_OTHER,	/* a symlink, fifo or socket, or a file not known to be regular */
 	FSTAP_KIND_DEVICE,	/* a character or block device node */
+	FSTAP_KIND_FILE,	/* a regular file */
 };
 
 /* The kind of an object of mode (its file type bits). */

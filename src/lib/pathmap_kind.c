@@ -13,6 +13,7 @@
 enum fstap_kind fstap_kind_of_mode(uint64_t mode)
 {
 	return S_ISDIR((mode_t)mode) ? FSTAP_KIND_DIR :
+	       S_ISREG((mode_t)mode) ? FSTAP_KIND_FILE :
 	       fstap_is_devnode(mode) ? FSTAP_KIND_DEVICE : FSTAP_KIND_OTHER;
 }
 
@@ -73,6 +74,7 @@ static enum fstap_kind made_kind(const struct fstap_rec *rec)
 	case FSTAP_OP_MKNOD:
 		return fstap_kind_of_mode(rec->mode);
 	case FSTAP_OP_CREATE:
+		return FSTAP_KIND_FILE;
 	case FSTAP_OP_SYMLINK:
 		return FSTAP_KIND_OTHER;
 	default:

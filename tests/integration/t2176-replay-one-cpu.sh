@@ -8,9 +8,11 @@
 # the replay on two CPUs without a plan (--plan-ahead=0), where the
 # operations go to a thread of their own, and with --order=resource, where
 # each replay thread runs its stream. So are those of two threads whose
-# operations do not overlap in time. Where
-# two threads' operations overlap (a FIFO's reader waits in its open for
-# the writer), the one that waited gets its thread on one CPU too, and the
+# operations do not overlap in time, and of two threads whose opens, reads
+# and stats of regular files overlap (such a call waits for no other
+# thread's next one). Where two threads' operations overlap and one may
+# have waited for the other (a FIFO's reader waits in its open for the
+# writer), the one that waited gets its thread on one CPU too, and the
 # replay does not hang.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-replay.sh"
@@ -111,6 +113,28 @@ J
 expect_exit 0 "$FSTAP" import -o "$T/turns.trace" "$T/turns.jsonl"
 by_dispatcher "$T/turns.trace" turns "two threads in turn"
 expect_grep "$T/turns.tree" "b f 644 size=4096 nlink=1"
+
+# Two threads whose calls on regular files overlap: B's stat, open and
+# read of the file run within A's open and read of it. None of them can
+# wait for the other thread: the dispatcher runs them all.
+cat >"$T/overlap.jsonl" <<'J'
+{"fstap":"trace","version":"1.0","metadata":{"note":"t2176 two threads overlapping"}}
+{"op":"state_inode","obj":1,"mode":16877,"nlink":2,"ino":2}
+{"op":"state_dentry","obj":1,"name":"old","child":2}
+{"op":"state_inode","obj":2,"mode":33188,"nlink":1,"size":8192,"ino":3,"extents":[[0,8192]]}
+{"op":"open","t":1000,"dur":900,"tid":100,"pid":100,"obj":2,"fh":1}
+{"op":"getattr","t":1100,"dur":100,"tid":101,"pid":100,"obj":2}
+{"op":"open","t":1300,"dur":100,"tid":101,"pid":100,"obj":2,"fh":2}
+{"op":"read","t":2000,"dur":900,"tid":100,"pid":100,"res":8192,"obj":2,"fh":1,"size":8192}
+{"op":"read","t":2100,"dur":100,"tid":101,"pid":100,"res":4096,"obj":2,"fh":2,"size":4096}
+{"op":"release","t":3000,"dur":100,"tid":0,"pid":0,"obj":2,"fh":1}
+{"op":"release","t":3200,"dur":100,"tid":0,"pid":0,"obj":2,"fh":2}
+{"op":"footer","t":4000}
+J
+expect_exit 0 "$FSTAP" import -o "$T/overlap.trace" "$T/overlap.jsonl"
+by_dispatcher "$T/overlap.trace" overlap "two threads overlapping on a regular file"
+[ "$(json_get "$T/overlap.json" 'j["runs"][0]["bytes_read"]')" = 12288 ] ||
+	fail "two threads overlapping: read $(json_get "$T/overlap.json" 'j["runs"][0]["bytes_read"]') bytes, not 12288"
 
 # Two threads: A's open of the FIFO for reading lasts until B's open of it
 # for writing (recorded within it). Run by the dispatcher alone, A's open

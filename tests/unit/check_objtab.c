@@ -75,7 +75,7 @@ static void on_forget(struct an_obj *o, void *arg)
 	ck_assert_int_ge(fstap_pathmap_path(pm, o->obj, path, sizeof(path)), 0);
 	snprintf(want, sizeof(want), "/f%llu", (unsigned long long)(o->obj - 100));
 	ck_assert_str_eq(path, want);
-	ck_assert_int_eq(fstap_pathmap_kind(pm, o->obj), FSTAP_KIND_OTHER);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, o->obj), FSTAP_KIND_FILE);
 	forgotten++;
 }
 
@@ -202,7 +202,7 @@ START_TEST(test_objtab_inodes_and_names)
 	ck_assert_ptr_eq(an_objtab_get(t, 5), o);
 	ck_assert_uint_eq(fstap_pathmap_parent(pm, 5), 2);
 	ck_assert_int_eq(fstap_pathmap_kind(pm, 2), FSTAP_KIND_DIR);
-	ck_assert_int_eq(fstap_pathmap_kind(pm, 5), FSTAP_KIND_OTHER);
+	ck_assert_int_eq(fstap_pathmap_kind(pm, 5), FSTAP_KIND_FILE);
 }
 END_TEST
 

@@ -766,13 +766,13 @@ START_TEST(test_kinds)
 		ENT("u", 16, 0 /* DT_UNKNOWN */), ENT("w", 21, 8 /* DT_REG */),
 	};
 	static const unsigned listing[][2] = {
-		{ 1, FSTAP_KIND_DIR }, { 6, FSTAP_KIND_DIR }, { 8, FSTAP_KIND_OTHER },
-		{ 15, FSTAP_KIND_DEVICE }, { 16, FSTAP_KIND_UNKNOWN }, { 21, FSTAP_KIND_OTHER },
+		{ 1, FSTAP_KIND_DIR }, { 6, FSTAP_KIND_DIR }, { 8, FSTAP_KIND_FILE },
+		{ 15, FSTAP_KIND_DEVICE }, { 16, FSTAP_KIND_UNKNOWN }, { 21, FSTAP_KIND_FILE },
 	};
 	static const unsigned want[][2] = {
 		{ FSTAP_ROOT_OBJ, FSTAP_KIND_DIR }, { 2, FSTAP_KIND_DIR }, { 7, FSTAP_KIND_DEVICE },
-		{ 8, FSTAP_KIND_OTHER }, { 3, FSTAP_KIND_DEVICE }, { 9, FSTAP_KIND_OTHER },
-		{ 4, FSTAP_KIND_OTHER }, { 10, FSTAP_KIND_OTHER }, { 11, FSTAP_KIND_DIR },
+		{ 8, FSTAP_KIND_FILE }, { 3, FSTAP_KIND_DEVICE }, { 9, FSTAP_KIND_OTHER },
+		{ 4, FSTAP_KIND_FILE }, { 10, FSTAP_KIND_OTHER }, { 11, FSTAP_KIND_DIR },
 		{ 12, FSTAP_KIND_OTHER }, { 5, FSTAP_KIND_UNKNOWN }, { 6, FSTAP_KIND_DIR },
 		{ 15, FSTAP_KIND_DEVICE }, { 16, FSTAP_KIND_UNKNOWN }, { 17, FSTAP_KIND_DIR },
 		{ 18, FSTAP_KIND_DIR }, { 19, FSTAP_KIND_UNKNOWN }, { 21, FSTAP_KIND_DIR },
@@ -821,6 +821,8 @@ START_TEST(test_kinds)
 	ck_assert_str_eq(path(13), "/d/a");
 	ck_assert_int_eq(fstap_pathmap_kind(pm, 13), FSTAP_KIND_DIR);
 	ck_assert_uint_eq(fstap_kind_of_mode(S_IFSOCK | 0600), FSTAP_KIND_OTHER);
+	ck_assert_uint_eq(fstap_kind_of_mode(S_IFREG | 0600), FSTAP_KIND_FILE);
+	ck_assert_uint_eq(fstap_kind_of_mode(S_IFIFO | 0600), FSTAP_KIND_OTHER);
 }
 END_TEST
 
