@@ -16,7 +16,7 @@
 #      by side, in OUT/strace-*.txt);
 #   4. ROUNDS rounds, each pinned (`taskset -c 0` for fstap and the direct
 #      program) and unpinned: `fstap prepare T` into a fresh directory, then
-#      `fstap replay --pace=afap --order=thread --json=...` on it;
+#      `fstap replay --pace=afap --order=ORDER --json=...` on it;
 #      `fstap prepare T` into another fresh directory, then
 #      `replay-direct -i ITERS` on it. Odd
 #      rounds run the replay first, even rounds the direct program first.
@@ -35,8 +35,8 @@
 #   --files N         files (default 10000)
 #   --pin LIST        pinned,unpinned (default both)
 #   --threads N       the recorded program and the direct one run N threads
-#                     sharing the iterations (replay-direct -t N); the replay
-#                     runs with --order=thread (default 1)
+#                     sharing the iterations (replay-direct -t N) (default 1)
+#   --order ORDER     the replay's --order (default thread)
 #   --strace          also compare the system calls (strace -c -f), once
 #   --trace FILE      replay FILE (a trace of replay-direct, e.g. OUT/replay.trace
 #                     of an earlier run) instead of recording one; the
@@ -49,7 +49,7 @@
 # Needs root (mount, and the recorder mounts with allow_other), fuse3,
 # python3; strace for --strace.
 set -eu
-ROUNDS=5 ITERS=250000 FILES=10000 PINS=pinned,unpinned STRACE=0 TRACE_IN= THREADS=1
+ROUNDS=5 ITERS=250000 FILES=10000 PINS=pinned,unpinned STRACE=0 TRACE_IN= THREADS=1 ORDER=thread
 FSTAP=./fstap DIRECT=./replay-direct
 WORK=/tmp/fstap-replay-overhead OUT=/var/tmp/fstap-replay-overhead
 while [ $# -gt 0 ]; do
@@ -59,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--files) FILES=$2; shift ;;
 	--pin) PINS=$2; shift ;;
 	--threads) THREADS=$2; shift ;;
+	--order) ORDER=$2; shift ;;
 	--strace) STRACE=1 ;;
 	--trace) TRACE_IN=$(readlink -f "$2"); shift ;;
 	--fstap) FSTAP=$2; shift ;;
@@ -126,7 +127,7 @@ prep() {
 if [ "$STRACE" = 1 ]; then
 	prep "$WORK/rp"
 	strace -c -f -o "$OUT/strace-replay.txt" "$FSTAP" replay --no-progress --pace=afap \
-		--order=thread "$T" "$WORK/rp" >"$OUT/strace-replay.out"
+		--order=$ORDER "$T" "$WORK/rp" >"$OUT/strace-replay.out"
 	prep "$WORK/rp"
 	strace -c -f -o "$OUT/strace-direct.txt" "$DIRECT" -n "$FILES" -t "$THREADS" -i "$ITERS" \
 		"$WORK/rp" \
@@ -142,7 +143,7 @@ run_replay() {	# PIN ROUND
 	[ "$1" = pinned ] && pfx="taskset -c 0"
 	prep "$WORK/rp"
 	t0=$(date +%s%N)
-	$pfx "$FSTAP" replay --no-progress --pace=afap --order=thread \
+	$pfx "$FSTAP" replay --no-progress --pace=afap --order=$ORDER \
 		--json="$OUT/replay-$1-$2.json" \
 		"$T" "$WORK/rp" >/dev/null
 	t1=$(date +%s%N)

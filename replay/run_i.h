@@ -108,7 +108,7 @@ struct rp_worker {
 	/* written by the worker once per op: a cache line of their own, which
 	 * the dispatcher's writes to the fields around do not take away */
 	_Alignas(64) _Atomic uint64_t done;	/* ops completed (per-worker numbers 1..done) */
-	atomic_uint waiters;	/* threads waiting on cv_done */
+	_Atomic uint64_t wake_at;	/* the least done a thread sleeps on cv_done for (none: UINT64_MAX) */
 
 	/* dispatcher only */
 	_Alignas(64) uint64_t wseq;	/* ops dispatched to it */

@@ -35,7 +35,14 @@ static bool spin_until(const struct run *r, _Atomic uint64_t *v, uint64_t n)
 	return true;
 }
 
-/* wait_done when w has not completed n ops yet: spins, then sleeps. */
+/*
+ * wait_done when w has not completed n ops yet: spins, then sleeps until
+ * done reaches the least count a sleeper waits for (wake_at), not at every
+ * op: a thread that waits for an op far ahead in another's stream would be
+ * woken, and take the lock, once per op of it. The sleeper stores wake_at
+ * before it reads done, mark_done stores done before it reads wake_at: one
+ * of them sees the other's (seq_cst).
+ */
 static void wait_done_slow(struct rp_worker *w, uint64_t n)
 {
 	const struct run *r = w->run;
@@ -43,10 +50,13 @@ static void wait_done_slow(struct rp_worker *w, uint64_t n)
 	if (spin_until(r, &w->done, n))
 		return;
 	pthread_mutex_lock(&w->mu);
-	atomic_fetch_add(&w->waiters, 1);
-	while (atomic_load(&w->done) < n && !atomic_load(&r->failed))
+	for (;;) {
+		if (n < atomic_load(&w->wake_at))
+			atomic_store(&w->wake_at, n);
+		if (atomic_load(&w->done) >= n || atomic_load(&r->failed))
+			break;
 		pthread_cond_wait(&w->cv_done, &w->mu);
-	atomic_fetch_sub(&w->waiters, 1);
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -93,11 +103,14 @@ static void told_done(const struct run *r, struct rp_worker *w)
 									memory_order_relaxed));
 }
 
+/* One more op of w completed: wakes the sleepers once the least of them is due. */
 static void mark_done(struct rp_worker *w)
 {
-	atomic_fetch_add(&w->done, 1);
-	if (atomic_load(&w->waiters)) {
+	uint64_t done = atomic_fetch_add(&w->done, 1) + 1;
+
+	if (done >= atomic_load(&w->wake_at)) {
 		pthread_mutex_lock(&w->mu);
+		atomic_store(&w->wake_at, UINT64_MAX);	/* those still short store theirs again */
 		pthread_cond_broadcast(&w->cv_done);
 		pthread_mutex_unlock(&w->mu);
 	}
@@ -550,6 +563,7 @@ struct rp_worker *rp_worker_new(struct run *r, bool remote)
 	pthread_cond_init(&w->cv_get, NULL);
 	pthread_cond_init(&w->cv_put, NULL);
 	pthread_cond_init(&w->cv_done, NULL);
+	atomic_init(&w->wake_at, UINT64_MAX);
 	rp_stats_init(&w->stats);
 	rp_stream_init(&w->stream);
 	if (r->plan && rp_plan_add_stream(r->plan, &w->stream)) {
