@@ -187,7 +187,8 @@ uint64_t rp_pace_joined(uint64_t from, uint64_t own_end, uint64_t start, uint64_
  * what is left of them: the application's think time.
  */
 struct rp_native_trans {
-	uint64_t sum_ns;	/* the gaps of a transition seen so far */
+	uint64_t sum_ns;	/* the gaps of a transition seen so far (up to RP_NATIVE_MAX_SEEN_NS) */
+	uint64_t min_ns;	/* the shortest of them */
 	uint32_t n;
 };
 

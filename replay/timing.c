@@ -41,22 +41,27 @@
  *    application's between them; the calibration of the trace's metadata
  *    (recorder.calibration, src/record/calibrate.c) until
  *    RP_NATIVE_MIN_SEEN are seen;
- *  - the floor of a transition (the previous request's type, this one's):
- *    the mean of the gaps of that transition so far (those up to
- *    RP_NATIVE_MAX_SEEN_NS), once RP_NATIVE_MIN_SEEN are seen, the round
- *    trip until then, and never more than RP_NATIVE_FLOOR_CAP round trips:
- *    a loop that calls the file system with no work between the calls has
- *    gaps of the recorder's alone, and their mean is what to take out of
- *    each; an application that thinks for long between calls keeps all
- *    but the cap of it.
- * A gap shorter than its floor leaves the rest owed (at most the cap), and
- * the thread's next gaps pay it first: the floor is a mean, so over a run
- * the gaps lose about their recorder's share in total, not only the part
- * of each above the mean. What is left of the gaps between the thread's
- * previous issued operation and the next one is its think time; the
- * durations of requests the replay does not issue (the lookups of a path
- * walk, the flush of a close) were the thread's waits inside a system call
- * and are not. A forget has no reply and is no wait of the thread's.
+ *  - the think of a transition (the previous request's type, this one's):
+ *    a transition's gaps up to RP_NATIVE_MAX_SEEN_NS are the application's
+ *    time between those two calls plus the recorder's share, which varies
+ *    from gap to gap (a recording short of CPUs has gaps of many round
+ *    trips when the recorder's threads took the CPU). The shortest gap of
+ *    the transition so far has the least of the recorder's: once
+ *    RP_NATIVE_MIN_SEEN are seen, a gap keeps no more think than that
+ *    shortest gap less a round trip. A loop that calls the file system
+ *    with no work between the calls so keeps almost none, whatever its
+ *    gaps' spread; an application that works as long each time between
+ *    two calls keeps that work;
+ *  - a longer gap (or one of a transition not seen RP_NATIVE_MIN_SEEN
+ *    times yet) loses its floor: the mean of the transition's gaps (up to
+ *    RP_NATIVE_MAX_SEEN_NS) once RP_NATIVE_MIN_SEEN are seen, the round
+ *    trip until then, and never more than RP_NATIVE_FLOOR_CAP round trips.
+ *    A gap shorter than its floor leaves the rest owed (at most the cap),
+ *    and the thread's next such gaps pay it first.
+ * What is left of the gaps between the thread's previous issued operation
+ * and the next one is its think time; the durations of requests the replay
+ * does not issue (the lookups of a path walk, the flush of a close) were
+ * the thread's waits inside a system call and are not. A forget has no reply and is no wait of the thread's.
  *
  * A thread that started other threads and waits for them to end (a join)
  * has a recorded gap that is no think time: it holds the other threads'
@@ -188,39 +193,45 @@ uint64_t rp_native_rtt(const struct rp_native *n, unsigned op)
 	return kind ? n->data_ns : n->meta_ns;
 }
 
-/* The recorder's share to take out of a gap e from prev_op to op; learns e. */
-static uint64_t floor_of(struct rp_native *n, unsigned prev_op, unsigned op, uint64_t e)
+/*
+ * What of a gap e from prev_op to op was the application's, for thread th;
+ * learns e.
+ */
+static uint64_t think_of(struct rp_native *n, struct rp_native_thread *th, unsigned prev_op,
+			 unsigned op, uint64_t e)
 {
 	struct rp_native_trans *tr = &n->trans[(size_t)prev_op * FSTAP_OP_NR + op];
-	uint64_t rtt = rp_native_rtt(n, op), cap = rtt * RP_NATIVE_FLOOR_CAP, floor;
+	uint64_t rtt = rp_native_rtt(n, op), cap = rtt * RP_NATIVE_FLOOR_CAP, floor, off;
+	bool known = tr->n >= RP_NATIVE_MIN_SEEN, small = e <= RP_NATIVE_MAX_SEEN_NS;
 
-	floor = tr->n >= RP_NATIVE_MIN_SEEN ? tr->sum_ns / tr->n : rtt;
-	if (e <= RP_NATIVE_MAX_SEEN_NS) {
+	floor = known ? tr->sum_ns / tr->n : rtt;
+	if (small) {
 		tr->sum_ns += e;
-		tr->n++;
+		if (!tr->n++ || e < tr->min_ns)
+			tr->min_ns = e;
 	}
-	return floor < cap ? floor : cap;
+	if (known && small)
+		return tr->min_ns > rtt ? tr->min_ns - rtt : 0;	/* (min_ns <= e) */
+	off = fstap_sat_add(floor < cap ? floor : cap, th->owed_ns);
+	if (e >= off) {
+		th->owed_ns = 0;
+		return e - off;
+	}
+	th->owed_ns = off - e < cap ? off - e : cap;
+	return 0;
 }
 
 void rp_native_step(struct rp_native *n, struct rp_native_thread *th, const struct fstap_rec *c,
 		    bool marked)
 {
-	uint64_t e, off;
+	uint64_t e;
 
 	if (c->op == FSTAP_OP_FORGET || c->op >= FSTAP_OP_NR)
 		return;
 	if (th->started && c->start_ns >= th->last_end) {
 		e = c->start_ns - th->last_end;
 		seen_round_trip(n, th->last_op, e, c, marked);
-		off = fstap_sat_add(floor_of(n, th->last_op, c->op, e), th->owed_ns);
-		if (e >= off) {
-			th->think_ns = fstap_sat_add(th->think_ns, e - off);
-			th->owed_ns = 0;
-		} else {
-			uint64_t cap = rp_native_rtt(n, c->op) * RP_NATIVE_FLOOR_CAP;
-
-			th->owed_ns = off - e < cap ? off - e : cap;
-		}
+		th->think_ns = fstap_sat_add(th->think_ns, think_of(n, th, th->last_op, c->op, e));
 	}
 	th->started = true;
 	th->last_op = c->op;

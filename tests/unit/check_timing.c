@@ -4,9 +4,11 @@
  * lateness of each sleep is carried forward so that it never accumulates;
  * --pace=native's think times: each gap of a thread less the round trip of
  * the trace's metadata (per kind, for each cache mode) until its
- * transition's own mean is known, then less that mean, at most
- * RP_NATIVE_FLOOR_CAP round trips; a gap shorter than that leaves the rest
- * owed to the next ones (at most the cap); the durations of requests not
+ * transition has been seen RP_NATIVE_MIN_SEEN times, then no more than the
+ * transition's shortest gap less the round trip (up to 1 ms; a longer gap
+ * less the transition's mean, at most RP_NATIVE_FLOOR_CAP round trips); a
+ * gap shorter than its floor leaves the rest owed to the next ones (at
+ * most the cap); the durations of requests not
  * issued are no think time; never more than the recorded gap. A gap that
  * holds the whole run of a thread started in it counts from that thread's
  * end (a join), and only then; the round trips seen in the trace (two
@@ -315,7 +317,8 @@ START_TEST(test_timing_native_seen)
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_WRITE), 50000);
 	ck_assert_uint_eq(rp_native_rtt(&n, FSTAP_OP_LOOKUP), 20000);
 	/* a flush and the getattr after it, 60 us apart each time: the round
-	 * trip until RP_NATIVE_MIN_SEEN are seen, then their mean */
+	 * trip off each until RP_NATIVE_MIN_SEEN are seen, then each keeps the
+	 * shortest less the round trip: the same */
 	memset(&th, 0, sizeof(th));
 	step(&n, &th, FSTAP_OP_GETATTR, t += 1000, 0, false);
 	for (i = 0; i < RP_NATIVE_MIN_SEEN; i++) {
@@ -325,20 +328,43 @@ START_TEST(test_timing_native_seen)
 		rp_native_gap(&th, UINT64_MAX);
 	}
 	step(&n, &th, FSTAP_OP_FLUSH, t += 20000, 0, false);
-	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, t += 60000, 0, false), 0);
-	/* a long think keeps all but that mean */
+	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, t += 60000, 0, false), 40000);
+	rp_native_gap(&th, UINT64_MAX);
+	/* a long think (above RP_NATIVE_MAX_SEEN_NS) keeps all but their mean */
 	step(&n, &th, FSTAP_OP_FLUSH, t += 20000, 0, false);
 	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_GETATTR, t += 5000000, 0, false),
 			  5000000 - 60000);
-	/* a transition whose gaps are long: the round trip off each until
-	 * RP_NATIVE_MIN_SEEN are seen, then RP_NATIVE_FLOOR_CAP of them */
+	/* a transition whose gaps are long (500 us): the round trip off each
+	 * until RP_NATIVE_MIN_SEEN are seen, then each keeps the shortest less
+	 * the round trip: the same */
 	memset(&th, 0, sizeof(th));
 	step(&n, &th, FSTAP_OP_READ, t += 1000, 0, false);
 	for (i = 0; i < 2 * RP_NATIVE_MIN_SEEN; i++)
 		ck_assert_uint_eq(step(&n, &th, FSTAP_OP_READ, t += 500000, 0, false),
-				  i < RP_NATIVE_MIN_SEEN ? (i + 1) * 450000 :
-				  RP_NATIVE_MIN_SEEN * 450000 +
-				  (i + 1 - RP_NATIVE_MIN_SEEN) * (500000 - RP_NATIVE_FLOOR_CAP * 50000));
+				  (i + 1) * 450000);
+	/* a gap above RP_NATIVE_MAX_SEEN_NS loses their mean, at most
+	 * RP_NATIVE_FLOOR_CAP round trips */
+	rp_native_gap(&th, UINT64_MAX);
+	ck_assert_uint_eq(step(&n, &th, FSTAP_OP_READ, t += 2000000, 0, false),
+			  2000000 - RP_NATIVE_FLOOR_CAP * 50000);
+	/* gaps that spread (the recorder kept the thread from a CPU in some):
+	 * 25 and 205 us in turn; the round trip off each until
+	 * RP_NATIVE_MIN_SEEN are seen, then each keeps no more than the
+	 * shortest less the round trip, 5 us, not what is above their mean */
+	memset(&th, 0, sizeof(th));
+	step(&n, &th, FSTAP_OP_LISTXATTR, t += 1000, 0, false);
+	for (i = 0; i < 2 * RP_NATIVE_MIN_SEEN; i++) {
+		uint64_t e = i % 2 ? 205000 : 25000;
+
+		step(&n, &th, FSTAP_OP_LISTXATTR, t += e, 0, false);
+		ck_assert_uint_eq(rp_native_gap(&th, UINT64_MAX),
+				  i < RP_NATIVE_MIN_SEEN ? e - 20000 : 5000);
+	}
+	/* a gap shorter than the shortest so far is the shortest now */
+	step(&n, &th, FSTAP_OP_LISTXATTR, t += 21000, 0, false);
+	ck_assert_uint_eq(rp_native_gap(&th, UINT64_MAX), 1000);
+	step(&n, &th, FSTAP_OP_LISTXATTR, t += 205000, 0, false);
+	ck_assert_uint_eq(rp_native_gap(&th, UINT64_MAX), 1000);
 	rp_native_free(&n);
 	json_decref(meta);
 }
