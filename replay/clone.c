@@ -47,6 +47,7 @@ int rp_result_merge(struct rp_result *dst, const struct rp_result *src)
 	dst->getattrs_issued += src->getattrs_issued;
 	dst->getattrs_eof_reads += src->getattrs_eof_reads;
 	dst->writes_merged += src->writes_merged;
+	dst->think_ns += src->think_ns;
 	dst->handles_left += src->handles_left;
 	dst->rank_deps += src->rank_deps;
 	dst->handles_reopened += src->handles_reopened;

@@ -649,6 +649,7 @@ struct rp_result {
 	unsigned pace_pct;
 	bool pace_native;		/* the gaps less the recorder's round trips */
 	uint64_t elapsed_ns;		/* until the last call returned */
+	uint64_t think_ns;		/* paced: the think time asked for between threads' ops, summed */
 	uint64_t sync_ns;		/* --sync-at-end: the syncfs after it */
 	bool synced;			/* sync_ns is set */
 	uint64_t records;		/* records read (all types) */

@@ -169,13 +169,16 @@ static void text_summary(FILE *f, const struct rp_result *r, unsigned idx, unsig
 		(unsigned long long)r->replayed, (double)r->replayed / t, r->workers,
 		rp_order_name(r->order));
 	if (r->pace_native)
-		fprintf(f, "native\n");
+		fprintf(f, "native");
 	else if (r->pace_pct == 0)
-		fprintf(f, "afap\n");
+		fprintf(f, "afap");
 	else if (r->pace_pct == 100)
-		fprintf(f, "orig\n");
+		fprintf(f, "orig");
 	else
-		fprintf(f, "%u%%\n", r->pace_pct);
+		fprintf(f, "%u%%", r->pace_pct);
+	if (r->pace_pct)
+		fprintf(f, " (think time %.3f s over all threads)", (double)r->think_ns / 1e9);
+	fputc('\n', f);
 	if (r->planned)
 		fprintf(f, "plan:         %llu ops (%.1f MiB) dispatched in %.3f s before the start, "
 			"%s\n", (unsigned long long)r->planned, (double)r->plan_peak / 1048576.0,
@@ -361,6 +364,8 @@ static json_t *run_json(const struct rp_result *r)
 	json_object_set_new(o, "ops_per_s", json_real((double)r->replayed / t));
 	/* --pace=native with the trace's round trips (false: the trace had none) */
 	json_object_set_new(o, "pace_native", json_boolean(r->pace_native));
+	/* paced: the think time the pace asked for between each thread's ops, summed */
+	json_object_set_new(o, "think_ns", json_integer((json_int_t)r->think_ns));
 	json_object_set_new(o, "bytes_read", json_integer((json_int_t)bytes_of(r, FSTAP_OP_READ)));
 	json_object_set_new(o, "bytes_written",
 			    json_integer((json_int_t)bytes_of(r, FSTAP_OP_WRITE)));

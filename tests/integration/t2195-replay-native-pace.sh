@@ -60,7 +60,21 @@ replay_native() {
 }
 replay_native "$T/t.trace" native True
 [ ! -s "$T/native.err" ] || fail "replay --pace=native said: $(cat "$T/native.err")"
-expect_grep "$T/native.txt" 'pace native'
+grep -Eq 'pace native \(think time [0-9]+\.[0-9]{3} s over all threads\)$' "$T/native.txt" ||
+	fail "the report does not give native's think time: $(cat "$T/native.txt")"
+# the think time the pace asked for: native keeps less than orig, 10%
+# a tenth of orig's
+for p in orig 10%; do
+	rm -rf "$T/r" && mkdir "$T/r"
+	expect_exit 0 "$FSTAP" prepare -q "$T/t.trace" "$T/r"
+	expect_exit 0 "$FSTAP" replay --pace=$p --json="$T/think-$p.json" "$T/t.trace" "$T/r"
+done
+think() { json_get "$1" "j['runs'][0]['think_ns']"; }
+[ "$(think "$T/think-orig.json")" -gt 0 ] || fail "orig asked for no think time: $(cat "$T/think-orig.json")"
+[ "$(think "$T/native.json")" -lt "$(think "$T/think-orig.json")" ] ||
+	fail "native asked for $(think "$T/native.json") ns of think, orig $(think "$T/think-orig.json")"
+[ "$(json_get "$T/think-10%.json" "abs(j['runs'][0]['think_ns'] - $(think "$T/think-orig.json") // 10) <= 100")" = True ] ||
+	fail "10% asked for $(think "$T/think-10%.json") ns of think, orig $(think "$T/think-orig.json")"
 
 # a trace without the calibration: the recorded gaps, and one line that says so
 expect_exit 0 "$FSTAP" export -o "$T/t.jsonl" "$T/t.trace"
