@@ -61,7 +61,11 @@
  * What is left of the gaps between the thread's previous issued operation
  * and the next one is its think time; the durations of requests the replay
  * does not issue (the lookups of a path walk, the flush of a close) were
- * the thread's waits inside a system call and are not. A forget has no reply and is no wait of the thread's.
+ * the thread's waits inside a system call and are not. A forget has no
+ * reply and is no wait of the thread's; a request from no thread (tid 0:
+ * the kernel's release after the last close of a file) is no thread's
+ * wait, and has no think time before it (its opener's gap to its next
+ * request holds that).
  *
  * A thread that started other threads and waits for them to end (a join)
  * has a recorded gap that is no think time: it holds the other threads'
@@ -226,7 +230,7 @@ void rp_native_step(struct rp_native *n, struct rp_native_thread *th, const stru
 {
 	uint64_t e;
 
-	if (c->op == FSTAP_OP_FORGET || c->op >= FSTAP_OP_NR)
+	if (c->op == FSTAP_OP_FORGET || c->op >= FSTAP_OP_NR || !c->tid)
 		return;
 	if (th->started && c->start_ns >= th->last_end) {
 		e = c->start_ns - th->last_end;

@@ -174,6 +174,7 @@ static uint64_t step(struct rp_native *n, struct rp_native_thread *th, unsigned 
 	struct fstap_rec c;
 
 	memset(&c, 0, sizeof(c));
+	c.tid = 1;
 	c.op = (uint16_t)op;
 	c.start_ns = start;
 	c.dur_ns = dur;
@@ -359,6 +360,18 @@ START_TEST(test_timing_native_seen)
 		step(&n, &th, FSTAP_OP_LISTXATTR, t += e, 0, false);
 		ck_assert_uint_eq(rp_native_gap(&th, UINT64_MAX),
 				  i < RP_NATIVE_MIN_SEEN ? e - 20000 : 5000);
+	}
+	/* requests from no thread (tid 0: the kernel's releases after the
+	 * last close): no think time before them, whatever their gaps */
+	{
+		struct rp_native_thread none = { 0 };
+		struct fstap_rec c = { .op = FSTAP_OP_RELEASE, .start_ns = t };
+
+		for (i = 0; i < 2 * RP_NATIVE_MIN_SEEN; i++) {
+			c.start_ns += 100000;
+			rp_native_step(&n, &none, &c, false);
+		}
+		ck_assert_uint_eq(rp_native_gap(&none, UINT64_MAX), 0);
 	}
 	/* a gap shorter than the shortest so far is the shortest now */
 	step(&n, &th, FSTAP_OP_LISTXATTR, t += 21000, 0, false);
