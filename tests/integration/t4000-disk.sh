@@ -104,12 +104,13 @@ for model in none hdd raid5; do
 	cmp "$T/small" "$FS/d/f8" || fail "$model: d/f8 read back differs"
 	umount "$FS"
 	json "$MNT/.stats.json" 'j["requests"]["read"]' >"$T/before"
-	dd if="$DLOOP" of=/dev/null bs=1M count=16 iflag=direct 2>/dev/null
+	dd if="$DLOOP" of=/dev/null bs=1M count=16 iflag=direct 2>"$T/dd.err" ||
+		fail "$model: dd of $DLOOP failed: $(cat "$T/dd.err")"
 	# the statistics so far, while serving: the dd's 16 MiB are in them
 	[ "$(json "$MNT/.stats.json" 'j["bytes"]["read"] >= 16 << 20 and j["model"]')" = $model ] ||
 		fail "$model: .stats.json: $(cat "$MNT/.stats.json")"
 	[ "$(json "$MNT/.stats.json" 'j["requests"]["read"]')" -gt "$(cat "$T/before")" ] ||
-		fail "$model: .stats.json does not count the dd's reads"
+		fail "$model: .stats.json does not count the dd's reads: $(cat "$T/before") before, now $(cat "$MNT/.stats.json"); dd: $(cat "$T/dd.err")"
 	echo x >"$MNT/.stats.json" 2>/dev/null && fail "$model: .stats.json is writable"
 	detach
 	if [ $model != hdd ]; then
