@@ -178,10 +178,11 @@ static int hand_to(struct run *r, struct rp_task *t, struct rp_worker *w, uint32
 		return ret;
 	if (r->native)
 		t->gap_ns = rp_native_gap(&ts->native, t->gap_ns);
-	if (r->o->pace_pct && !w->remote && w->wseq)	/* (not the thread's start) */
-		r->res->think_ns = fstap_sat_add(r->res->think_ns,
-						 (uint64_t)((unsigned __int128)t->gap_ns *
-							    r->o->pace_pct / 100));
+	if (r->o->pace_pct && !w->remote && w->wseq) {	/* (not the thread's start) */
+		const struct rp_pace pace = { .pct = r->o->pace_pct };
+
+		r->res->think_ns = fstap_sat_add(r->res->think_ns, rp_pace_scale(&pace, t->gap_ns));
+	}
 	if (end > w->prev_end)
 		w->prev_end = end;
 	w->wseq++;

@@ -168,10 +168,11 @@ static bool may_block(const struct run *r, const struct rp_task *t)
 
 	switch (t->rec.op) {
 	case FSTAP_OP_OPEN:
+		k = fstap_pathmap_kind(r->pm, t->rec.obj);
+		return k != FSTAP_KIND_FILE && k != FSTAP_KIND_DIR;
 	case FSTAP_OP_READ:
 	case FSTAP_OP_WRITE:
-		k = fstap_pathmap_kind(r->pm, t->rec.obj);
-		return k != FSTAP_KIND_FILE && (k != FSTAP_KIND_DIR || t->rec.op != FSTAP_OP_OPEN);
+		return fstap_pathmap_kind(r->pm, t->rec.obj) != FSTAP_KIND_FILE;
 	case FSTAP_OP_IOCTL:
 		return true;
 	default:

@@ -24,8 +24,8 @@
  * trace, so kinds can be learned ahead of the records applied, as the
  * replay does). These say it, the latest winning: the initial mode
  * (state_inode), mkdir (a directory), mknod's mode, create (a regular
- * file), symlink (neither a directory nor a device), and a name in a directory, opendir
- * or readdir (the directory). These say it only of an object whose kind
+ * file), symlink (neither a directory nor a device), and a name in a
+ * directory, opendir or readdir (the directory). These say it only of an object whose kind
  * is not known: open (not a directory) and a readdir entry's type. Failed
  * requests say nothing.
  */
