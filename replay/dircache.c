@@ -1,7 +1,7 @@
 /*
  * dircache.c: directory O_PATH descriptors (openat2 beneath the root) keyed
  * by path and namespace generation, shared by all workers, so that each
- * directory is opened once per generation however many workers use it (a
+ * directory is opened once however many workers use it (a
  * cache per worker would open it once per worker, and the replay would
  * issue more opens than the application). The generation moves at an rmdir
  * and at a rename that moves or replaces a directory (learn.c): what a path
@@ -11,7 +11,10 @@
  * and the first task of a newer generation drops the entries at and below
  * those paths; every other path walks the same directories as in the
  * generation before, so its entry is kept (a rename of a directory does
- * not make every other directory be opened again). Bounded: at most
+ * not make every other directory be opened again), and serves the tasks
+ * of every generation since it was opened: a worker that runs behind
+ * another that removed a directory finds its own directories still open.
+ * Bounded: at most
  * DIRCACHE_MAX descriptors in the table (least recently used goes), plus
  * the few an executor holds while it runs. An entry is reference counted:
  * an executor holds a reference on every directory it uses until it
@@ -69,6 +72,12 @@ void rp_dircache_clear(struct rp_shared *sh)
 		dir_uncache(sh, sh->lru_head);
 }
 
+/* Whether generation a is newer than b (wrapping). */
+static bool gen_newer(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
 /* A cached entry for path in generation gen, with a reference taken, or NULL. */
 static struct rp_dir *dircache_get(struct rp_shared *sh, const char *path, uint64_t hash,
 				   uint32_t gen)
@@ -76,7 +85,8 @@ static struct rp_dir *dircache_get(struct rp_shared *sh, const char *path, uint6
 	struct rp_dir *d;
 
 	for (d = sh->dbucket[hash % DIRCACHE_BUCKETS]; d; d = d->hnext) {
-		if (d->hash != hash || d->gen != gen || strcmp(d->path, path))
+		if (d->hash != hash || gen_newer(d->since, gen) || gen_newer(gen, d->gen) ||
+		    strcmp(d->path, path))
 			continue;
 		d->refs++;
 		if (sh->lru_head != d) {	/* to the head */
@@ -86,12 +96,6 @@ static struct rp_dir *dircache_get(struct rp_shared *sh, const char *path, uint6
 		return d;
 	}
 	return NULL;
-}
-
-/* Whether generation a is newer than b (wrapping). */
-static bool gen_newer(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) > 0;
 }
 
 void rp_shared_ns_change(struct rp_shared *sh, uint32_t gen, const char *path)
@@ -216,8 +220,8 @@ int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 		d = old;
 		goto held;
 	}
-	*d = (struct rp_dir){ .hash = hash, .serial = ++sh->dserial, .gen = t->ns_gen,
-			      .refs = 1, .fd = fd };
+	*d = (struct rp_dir){ .hash = hash, .serial = ++sh->dserial, .since = t->ns_gen,
+			      .gen = t->ns_gen, .refs = 1, .fd = fd };
 	memcpy(d->path, dpath, len + 1);
 	if (t->ns_gen == sh->dgen) {
 		/* An older generation's task (other workers ran ahead) keeps its own. */

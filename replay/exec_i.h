@@ -62,7 +62,9 @@ struct rp_dir {
 	struct rp_dir *hnext;		/* bucket chain, while in the table */
 	struct rp_dir *lprev, *lnext;	/* LRU list (head: most recent), in the table */
 	uint64_t hash, serial;
-	uint32_t gen;
+	/* it names the same directory in the generations since..gen (gen is
+	 * the table's): a task of an older generation, run late, uses it too */
+	uint32_t since, gen;
 	bool cached;			/* in the table (which holds one reference) */
 	int refs;			/* protected by rp_shared.dmu */
 	int fd;

@@ -153,6 +153,14 @@ START_TEST(test_exec_dircache_ns_change)
 		lookup_in(dirs[i], 1);
 	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 2);	/* /d/a and /d/a/s */
 	n += 2;
+	/* a task of generation 0 run late (its worker behind) finds the
+	 * directories the change kept, and opens its own "/d/a" */
+	lookup_in("/d/ab", 0);
+	lookup_in("/e", 0);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n);
+	lookup_in("/d/a", 0);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 1);
+	n++;
 	/* generation 2: a rename of "/e" over "/d" lists both */
 	rp_shared_ns_change(sh, 2, "/e");
 	rp_shared_ns_change(sh, 2, "/d");
