@@ -8,14 +8,16 @@
  *    its ops in order, so all earlier ones are done too). A worker skips
  *    constraints it already waited for (known[]).
  *  - resource: a worker per tid; X waits, on each of its resources
- *    (objects, directory, handles), for the last op dispatched before it
- *    that changes the resource, and if X changes it, for the ops since
- *    that only read it (RES_READERS of them kept; one more waits for those
- *    and stands for them). Reads of one file by two threads overlap.
+ *    (objects, their names, handles: rp_resources), for the last op
+ *    dispatched before it that changes the resource, and if X changes it,
+ *    for the ops since that only read it (RES_READERS of them kept; one
+ *    more waits for those and stands for them). Reads of one file by two
+ *    threads overlap.
  *  - none: a worker per tid, per-thread order only; ops that run after a
  *    later-recorded op on the same resource are counted (exec.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,58 +165,135 @@ int rp_deps_thread(struct run *r, struct rp_task *t, struct rp_worker *me)
 	return 0;
 }
 
-static void add_res(struct rp_task *t, uint64_t key)
+/*
+ * The resources of --order=resource and none, as keys of r->res_last:
+ *  - OBJ: an object's content and attributes (a directory's: its entries);
+ *  - ENT: which paths reach an object that is not a directory: changed by
+ *    a rename, unlink or create of one of its names, read by every call
+ *    that reaches it by a path. A call through a handle does not, so a
+ *    rename over a file, or its unlink, does not wait for the reads of the
+ *    threads that have it open (the pattern of an update by rename: the
+ *    readers go on reading the old version). A directory's names are its
+ *    OBJ, so that a call by a path beneath it waits for its rename;
+ *  - FH: an open handle.
+ * 0 is no resource (no object, no handle).
+ */
+#define RES_OBJ(o) ((o) ? ((uint64_t)(o) << 2) + 4 : 0)
+#define RES_ENT(o) ((o) ? ((uint64_t)(o) << 2) + 5 : 0)
+#define RES_FH(f) ((f) ? ((uint64_t)(f) << 2) + 6 : 0)
+#define RES_IS_FH(k) (((k) & 3) == 2)
+
+/* t touches resource key, and changes it if change. */
+static void add_res(struct rp_task *t, uint64_t key, bool change)
 {
 	uint32_t i;
 
-	if (key <= 3 || t->nres == RP_TASK_MAX_RES)
+	if (!key)
 		return;
-	for (i = 0; i < t->nres; i++)
-		if (t->res[i] == key)
+	for (i = 0; i < t->nres && t->res[i] != key; i++)
+		;
+	if (i == t->nres) {
+		if (t->nres == RP_TASK_MAX_RES)
 			return;
-	t->res[t->nres++] = key;
+		t->res[t->nres++] = key;
+	}
+	if (change)
+		t->res_changes |= (uint8_t)(1u << i);
 }
 
-#define RES_OBJ(o) ((o) ? ((uint64_t)(o) << 1) + 2 : 0)
-#define RES_FH(f) (((uint64_t)(f) << 1) + 3)
+/*
+ * Whether c changes the object it acts on (obj: for an entry's operation,
+ * the directory). An open (unless it truncates), a close, a sync and a
+ * seek leave the file as it was: two threads that open, read and close
+ * one file overlap.
+ */
+static bool changes_obj(const struct fstap_rec *c)
+{
+	switch (c->op) {
+	case FSTAP_OP_GETATTR:
+	case FSTAP_OP_READ:
+	case FSTAP_OP_READLINK:
+	case FSTAP_OP_GETXATTR:
+	case FSTAP_OP_LISTXATTR:
+	case FSTAP_OP_ACCESS:
+	case FSTAP_OP_STATFS:
+	case FSTAP_OP_LOOKUP:
+	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_RELEASE:
+	case FSTAP_OP_RELEASEDIR:
+	case FSTAP_OP_FLUSH:
+	case FSTAP_OP_FSYNC:
+	case FSTAP_OP_FDATASYNC:
+	case FSTAP_OP_FSYNCDIR:
+	case FSTAP_OP_LSEEK:
+		return false;
+	case FSTAP_OP_OPEN:
+		return c->flags_arg & O_TRUNC;
+	default:
+		return true;
+	}
+}
 
-/* The objects and handles an op touches (before the pathmap learns from it). */
+/* Whether op changes the handle it uses: opens and closes it, or moves a listing on. */
+static bool changes_fh(unsigned op)
+{
+	return op == FSTAP_OP_OPEN || op == FSTAP_OP_CREATE || op == FSTAP_OP_OPENDIR ||
+	       op == FSTAP_OP_RELEASE || op == FSTAP_OP_RELEASEDIR || op == FSTAP_OP_READDIR;
+}
+
+/*
+ * t adds, removes or moves a name of obj: its ENT when obj is known not to
+ * be a directory, else (a directory, or not known) its OBJ.
+ */
+static void changes_names_of(struct run *r, struct rp_task *t, uint64_t obj)
+{
+	enum fstap_kind k = obj ? fstap_pathmap_kind(r->pm, obj) : FSTAP_KIND_UNKNOWN;
+
+	if (k == FSTAP_KIND_UNKNOWN || k == FSTAP_KIND_DIR)
+		add_res(t, RES_OBJ(obj), true);
+	else
+		add_res(t, RES_ENT(obj), true);
+}
+
+/* The resources an op touches, and which it changes (before the pathmap learns from it). */
 void rp_resources(struct run *r, struct rp_task *t)
 {
 	const struct fstap_rec *c = &t->rec;
 	const struct fstap_op_info *oi = fstap_op_info(c->op);
+	bool dirent = oi && (oi->props & FSTAP_OPP_DIRENT), by_handle;
 
-	add_res(t, RES_OBJ(c->obj));
-	if (oi && (oi->props & FSTAP_OPP_HANDLE))
-		add_res(t, RES_FH(c->fh));
+	by_handle = (oi && (oi->props & FSTAP_OPP_HANDLE)) ||
+		    ((c->op == FSTAP_OP_GETATTR || c->op == FSTAP_OP_SETATTR) && c->fh);
+	add_res(t, RES_OBJ(c->obj), changes_obj(c));
+	if (by_handle || c->op == FSTAP_OP_OPEN || c->op == FSTAP_OP_OPENDIR ||
+	    c->op == FSTAP_OP_CREATE)
+		add_res(t, RES_FH(c->fh), changes_fh(c->op));
+	if (!by_handle && !dirent && c->obj &&
+	    fstap_pathmap_kind(r->pm, c->obj) != FSTAP_KIND_DIR)
+		add_res(t, RES_ENT(c->obj), false);	/* a path reaches it */
 	switch (c->op) {
-	case FSTAP_OP_OPEN:
-	case FSTAP_OP_OPENDIR:
-	case FSTAP_OP_CREATE:
-	case FSTAP_OP_GETATTR:
-	case FSTAP_OP_SETATTR:
-		if (c->fh)
-			add_res(t, RES_FH(c->fh));
-		break;
 	case FSTAP_OP_RENAME:
-		add_res(t, RES_OBJ(c->newparent));
-		add_res(t, RES_OBJ(fstap_pathmap_lookup(r->pm, c->obj, c->name)));
-		add_res(t, RES_OBJ(fstap_pathmap_lookup(r->pm, c->newparent, c->newname)));
-		break;
+		add_res(t, RES_OBJ(c->newparent), true);
+		changes_names_of(r, t, fstap_pathmap_lookup(r->pm, c->obj, c->name));
+		changes_names_of(r, t, fstap_pathmap_lookup(r->pm, c->newparent, c->newname));
+		return;
 	case FSTAP_OP_LINK:
-		add_res(t, RES_OBJ(c->newparent));
+		add_res(t, RES_OBJ(c->newparent), true);
 		break;
 	case FSTAP_OP_COPY_FILE_RANGE:
-		add_res(t, RES_FH(c->fh2));
-		add_res(t, RES_OBJ(c->obj2));
+		add_res(t, RES_FH(c->fh2), false);
+		add_res(t, RES_OBJ(c->obj2), true);
 		break;
 	default:
 		break;
 	}
-	if (oi && (oi->props & FSTAP_OPP_DIRENT)) {
+	if (dirent) {
 		uint64_t child = c->child ? c->child : fstap_pathmap_lookup(r->pm, c->obj, c->name);
 
-		add_res(t, RES_OBJ(child));
+		if (fstap_op_info(c->op)->props & FSTAP_OPP_MUTATES)
+			changes_names_of(r, t, child);
+		else
+			add_res(t, RES_OBJ(child), false);
 	}
 }
 
@@ -233,24 +312,6 @@ struct res_readers {
 	uint64_t reader[RES_READERS];	/* one per worker */
 	unsigned n;
 };
-
-/* Whether an op of type op only reads the objects and handles it touches. */
-static bool reads_only(unsigned op)
-{
-	switch (op) {
-	case FSTAP_OP_GETATTR:
-	case FSTAP_OP_READ:
-	case FSTAP_OP_READLINK:
-	case FSTAP_OP_GETXATTR:
-	case FSTAP_OP_LISTXATTR:
-	case FSTAP_OP_ACCESS:
-	case FSTAP_OP_STATFS:
-	case FSTAP_OP_LOOKUP:
-		return true;
-	default:
-		return false;
-	}
-}
 
 static int wait_mark(struct run *r, struct rp_task *t, struct rp_worker *me, uint64_t m)
 {
@@ -340,7 +401,6 @@ void rp_deps_release(struct run *r)
 int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
 {
 	uint64_t mine = (me->wseq + 1) << 20 | me->idx;
-	bool reader = reads_only(t->rec.op);
 	uint32_t i;
 	int ret;
 
@@ -352,11 +412,12 @@ int rp_deps_resource(struct run *r, struct rp_task *t, struct rp_worker *me)
 				return ret;
 			v = fstap_map_get(&r->res_last, t->res[i]);
 		}
-		ret = reader ? add_reader(r, t, me, v, mine) : add_writer(r, t, me, v, mine);
+		ret = t->res_changes & (1u << i) ? add_writer(r, t, me, v, mine)
+						 : add_reader(r, t, me, v, mine);
 		if (ret)
 			return ret;
 		if ((t->rec.op == FSTAP_OP_RELEASE || t->rec.op == FSTAP_OP_RELEASEDIR) &&
-		    (t->res[i] & 1))
+		    RES_IS_FH(t->res[i]))
 			fstap_map_del(&r->res_last, t->res[i], NULL);	/* a handle ends */
 	}
 	return 0;

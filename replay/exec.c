@@ -116,6 +116,7 @@ const struct rp_exec_op rp_exec_ops[FSTAP_OP_NR] = {
 static void track_order(struct rp_exec *x, const struct rp_task *t)
 {
 	struct rp_shared *sh = x->sh;
+	bool late = false;
 	uint32_t i;
 
 	pthread_mutex_lock(&sh->omu);
@@ -123,12 +124,13 @@ static void track_order(struct rp_exec *x, const struct rp_task *t)
 		uint64_t *v = fstap_map_get(&sh->order, t->res[i]);
 
 		if (v && *v > t->seq)
-			x->st->out_of_order++;
+			late = true;
 		else if (v)
 			*v = t->seq;
 		else
 			fstap_map_put(&sh->order, t->res[i], t->seq);
 	}
+	x->st->out_of_order += late;	/* an op once, however many of its resources */
 	pthread_mutex_unlock(&sh->omu);
 }
 

@@ -351,6 +351,7 @@ struct rp_task {
 	struct rp_dep dep_inline[RP_TASK_MAX_RES];
 	uint32_t nres;
 	uint64_t res[RP_TASK_MAX_RES];	/* resources, for --order=resource|none */
+	uint8_t res_changes;		/* bit i: it changes res[i] (else it only reads it) */
 	char *paths;			/* owned (the arena): path, then path2 */
 	const char *path;		/* directory (entry ops) or object; NULL: unknown */
 	const char *path2;		/* rename/link destination directory */

@@ -212,6 +212,7 @@ struct rp_task *rp_task_dup(struct rp_arena *a, const struct rp_task *t)
 	c->h_stale = t->h_stale;
 	c->nres = t->nres;
 	memcpy(c->res, t->res, sizeof(c->res));
+	c->res_changes = t->res_changes;
 	for (i = 0; i < t->ndeps; i++)
 		if (rp_task_add_dep(c, t->deps[i].w, t->deps[i].wseq))
 			goto fail;

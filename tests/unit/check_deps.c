@@ -5,13 +5,21 @@
  * the writer and for every reader since; a worker's own earlier ops are
  * never waited for; past RES_READERS readers one more waits for them and
  * stands for them; a released handle's state is gone (and freed: the
- * sanitizer build checks).
+ * sanitizer build checks). And what rp_resources makes of records, on a
+ * real pathmap: threads that open, read and close one file wait for none
+ * of each other's reads; a rename over a file waits for the opens of it
+ * by its path, not for the reads of the threads that have it open, and
+ * those read on; an open that truncates waits for the readers.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fstap/ops.h"
+#include "fstap/pathmap.h"
 #include "replay/run_i.h"
+#include "tests/unit/fixtures.h"
 
 #define NW 6
 
@@ -31,6 +39,7 @@ static void setup(void)
 	r.w = wp;
 	r.nw = NW;
 	fstap_map_init(&r.res_last);
+	ck_assert_int_eq(fstap_pathmap_new(&r.pm), 0);
 }
 
 static void teardown(void)
@@ -38,91 +47,181 @@ static void teardown(void)
 	unsigned i;
 
 	rp_deps_release(&r);
+	fstap_pathmap_free(r.pm);
 	for (i = 0; i < NW; i++)
 		free(workers[i].known);
 }
 
-/*
- * Worker w dispatches an op of type op on resource res (a handle if fh);
- * what it waits for, as "worker:wseq" pairs separated by spaces, in want.
- */
-static void dispatch(unsigned w, unsigned op, uint64_t res, const char *want)
+/* Worker w dispatches t; what it waits for, as "worker:wseq" pairs separated by spaces, in want. */
+static void dispatch_task(unsigned w, struct rp_task *t, const char *want)
 {
-	struct rp_task t;
 	char got[256] = "";
 	uint32_t i;
 
-	memset(&t, 0, sizeof(t));
-	t.rec.op = (uint16_t)op;
-	t.deps = t.dep_inline;
-	t.capdeps = RP_TASK_MAX_RES;
-	t.res[t.nres++] = res;
-	ck_assert_int_eq(rp_deps_resource(&r, &t, &workers[w]), 0);
+	t->deps = t->dep_inline;
+	t->capdeps = RP_TASK_MAX_RES;
+	ck_assert_int_eq(rp_deps_resource(&r, t, &workers[w]), 0);
 	workers[w].wseq++;
-	for (i = 0; i < t.ndeps; i++)
+	for (i = 0; i < t->ndeps; i++)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u:%lu", i ? " " : "",
-			 t.deps[i].w->idx, (unsigned long)t.deps[i].wseq);
-	if (t.deps != t.dep_inline)
-		free(t.deps);
+			 t->deps[i].w->idx, (unsigned long)t->deps[i].wseq);
+	if (t->deps != t->dep_inline)
+		free(t->deps);
 	ck_assert_str_eq(got, want);
 }
 
-#define FILE_A 100	/* an object: even keys above 3 */
-#define FILE_B 102
-#define HANDLE 103	/* a handle: odd */
+/* Worker w dispatches an op of type op that reads (or changes) the resource res. */
+static void dispatch(unsigned w, unsigned op, uint64_t res, bool change, const char *want)
+{
+	struct rp_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.rec.op = (uint16_t)op;
+	t.res[t.nres++] = res;
+	t.res_changes = change;
+	dispatch_task(w, &t, want);
+}
+
+/*
+ * Worker w dispatches the record of op on obj (fh: its handle, 0 none;
+ * name, child, newparent, newname: an entry's), its resources from
+ * rp_resources; then the pathmap learns from it.
+ */
+static void dispatch_rec(unsigned w, unsigned op, uint64_t obj, uint64_t fh, const char *name,
+			 uint64_t child, uint64_t newparent, const char *newname, uint64_t flags,
+			 const char *want)
+{
+	struct rp_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.rec = (struct fstap_rec){ .op = (uint16_t)op, .obj = obj, .fh = fh, .child = child,
+				    .newparent = newparent, .flags_arg = flags };
+	if (name)
+		t.rec.name = B(name);
+	if (newname)
+		t.rec.newname = B(newname);
+	rp_resources(&r, &t);
+	dispatch_task(w, &t, want);
+	ck_assert_int_eq(fstap_pathmap_learn_kind(r.pm, &t.rec, NULL, NULL), 0);
+	ck_assert_int_eq(fstap_pathmap_apply(r.pm, &t.rec), 0);
+}
+
+/* The initial state: obj named name in dir, of mode. */
+static void state(uint64_t dir, const char *name, uint64_t obj, uint64_t mode)
+{
+	struct fstap_rec e = { .op = FSTAP_OP_STATE_DENTRY, .obj = dir, .name = B(name),
+			       .child = obj };
+	struct fstap_rec i = { .op = FSTAP_OP_STATE_INODE, .obj = obj, .mode = mode };
+
+	ck_assert_int_eq(fstap_pathmap_apply(r.pm, &e), 0);
+	ck_assert_int_eq(fstap_pathmap_learn_kind(r.pm, &i, NULL, NULL), 0);
+	ck_assert_int_eq(fstap_pathmap_apply(r.pm, &i), 0);
+}
+
+#define FILE_A 100	/* resources: any key but 0 */
+#define FILE_B 104
+#define HANDLE 106
 
 START_TEST(test_deps_readers_overlap)
 {
-	dispatch(0, FSTAP_OP_WRITE, FILE_A, "");
+	dispatch(0, FSTAP_OP_WRITE, FILE_A, true, "");
 	/* two readers wait for the write, not for each other */
-	dispatch(1, FSTAP_OP_READ, FILE_A, "0:1");
-	dispatch(2, FSTAP_OP_GETATTR, FILE_A, "0:1");
-	dispatch(1, FSTAP_OP_READ, FILE_A, "");		/* known: 1 waits for 0:1 already */
+	dispatch(1, FSTAP_OP_READ, FILE_A, false, "0:1");
+	dispatch(2, FSTAP_OP_GETATTR, FILE_A, false, "0:1");
+	dispatch(1, FSTAP_OP_READ, FILE_A, false, "");		/* known: 1 waits for 0:1 already */
 	/* a writer waits for both readers: worker 1's latest read */
-	dispatch(3, FSTAP_OP_SETATTR, FILE_A, "0:1 1:2 2:1");
+	dispatch(3, FSTAP_OP_SETATTR, FILE_A, true, "0:1 1:2 2:1");
 	/* and the next reader for that writer alone */
-	dispatch(2, FSTAP_OP_READ, FILE_A, "3:1");
+	dispatch(2, FSTAP_OP_READ, FILE_A, false, "3:1");
 	/* another file is another resource */
-	dispatch(4, FSTAP_OP_READ, FILE_B, "");
-	dispatch(5, FSTAP_OP_WRITE, FILE_B, "4:1");
+	dispatch(4, FSTAP_OP_READ, FILE_B, false, "");
+	dispatch(5, FSTAP_OP_WRITE, FILE_B, true, "4:1");
 }
 END_TEST
 
 START_TEST(test_deps_own_worker)
 {
 	/* one worker's reads and writes wait for nothing: it runs them in order */
-	dispatch(0, FSTAP_OP_READ, FILE_A, "");
-	dispatch(0, FSTAP_OP_WRITE, FILE_A, "");
-	dispatch(0, FSTAP_OP_READ, FILE_A, "");
+	dispatch(0, FSTAP_OP_READ, FILE_A, false, "");
+	dispatch(0, FSTAP_OP_WRITE, FILE_A, true, "");
+	dispatch(0, FSTAP_OP_READ, FILE_A, false, "");
 	/* a lone reader stands as the writer: the next reader waits for it */
-	dispatch(1, FSTAP_OP_READ, FILE_A, "0:3");
-	dispatch(2, FSTAP_OP_READ, FILE_A, "0:3");
-	dispatch(0, FSTAP_OP_WRITE, FILE_A, "1:1 2:1");
+	dispatch(1, FSTAP_OP_READ, FILE_A, false, "0:3");
+	dispatch(2, FSTAP_OP_READ, FILE_A, false, "0:3");
+	dispatch(0, FSTAP_OP_WRITE, FILE_A, true, "1:1 2:1");
 }
 END_TEST
 
 START_TEST(test_deps_many_readers)
 {
-	dispatch(0, FSTAP_OP_WRITE, FILE_A, "");
-	dispatch(1, FSTAP_OP_READ, FILE_A, "0:1");
-	dispatch(2, FSTAP_OP_READ, FILE_A, "0:1");
-	dispatch(3, FSTAP_OP_READ, FILE_A, "0:1");
+	dispatch(0, FSTAP_OP_WRITE, FILE_A, true, "");
+	dispatch(1, FSTAP_OP_READ, FILE_A, false, "0:1");
+	dispatch(2, FSTAP_OP_READ, FILE_A, false, "0:1");
+	dispatch(3, FSTAP_OP_READ, FILE_A, false, "0:1");
 	/* past RES_READERS: the next waits for those kept, and stands for them */
-	dispatch(4, FSTAP_OP_READ, FILE_A, "0:1 1:1 2:1 3:1");
-	dispatch(5, FSTAP_OP_READ, FILE_A, "0:1");
-	dispatch(1, FSTAP_OP_WRITE, FILE_A, "4:1 5:1");
+	dispatch(4, FSTAP_OP_READ, FILE_A, false, "0:1 1:1 2:1 3:1");
+	dispatch(5, FSTAP_OP_READ, FILE_A, false, "0:1");
+	dispatch(1, FSTAP_OP_WRITE, FILE_A, true, "4:1 5:1");
 }
 END_TEST
 
 START_TEST(test_deps_handle_released)
 {
-	dispatch(0, FSTAP_OP_OPEN, HANDLE, "");
-	dispatch(1, FSTAP_OP_READ, HANDLE, "0:1");
-	dispatch(2, FSTAP_OP_READ, HANDLE, "0:1");
-	dispatch(0, FSTAP_OP_RELEASE, HANDLE, "1:1 2:1");
+	dispatch(0, FSTAP_OP_OPEN, HANDLE, true, "");
+	dispatch(1, FSTAP_OP_READ, HANDLE, false, "0:1");
+	dispatch(2, FSTAP_OP_READ, HANDLE, false, "0:1");
+	dispatch(0, FSTAP_OP_RELEASE, HANDLE, true, "1:1 2:1");
 	ck_assert_ptr_null(fstap_map_get(&r.res_last, HANDLE));
 	/* the same number opened again starts afresh */
-	dispatch(3, FSTAP_OP_OPEN, HANDLE, "");
+	dispatch(3, FSTAP_OP_OPEN, HANDLE, true, "");
+}
+END_TEST
+
+#define ROOT 1
+#define DB 2		/* a directory */
+#define TABLE 3		/* DB/t.glass, a regular file */
+#define TABLE_NEW 4	/* DB/t.new, made by the writer */
+#define NONE NULL, 0, 0, NULL	/* no entry */
+
+/* Two readers that open, read and close one file wait for none of each other's reads. */
+START_TEST(test_deps_open_read_close_overlap)
+{
+	state(ROOT, "db", DB, S_IFDIR | 0755);
+	state(DB, "t.glass", TABLE, S_IFREG | 0644);
+	dispatch_rec(1, FSTAP_OP_OPEN, TABLE, 10, NONE, O_RDONLY, "");
+	dispatch_rec(2, FSTAP_OP_OPEN, TABLE, 11, NONE, O_RDONLY, "1:1");	/* the first reader stands as writer */
+	dispatch_rec(1, FSTAP_OP_READ, TABLE, 10, NONE, 0, "");
+	dispatch_rec(2, FSTAP_OP_READ, TABLE, 11, NONE, 0, "");
+	dispatch_rec(1, FSTAP_OP_RELEASE, TABLE, 10, NONE, 0, "");
+	dispatch_rec(2, FSTAP_OP_RELEASE, TABLE, 11, NONE, 0, "");
+	dispatch_rec(1, FSTAP_OP_OPEN, TABLE, 12, NONE, O_RDONLY, "");
+	dispatch_rec(1, FSTAP_OP_READ, TABLE, 12, NONE, 0, "");
+	/* an open that truncates changes the file: it waits for the readers */
+	dispatch_rec(3, FSTAP_OP_OPEN, TABLE, 13, NONE, O_WRONLY | O_TRUNC, "1:1 2:3 1:5");
+}
+END_TEST
+
+/* An update by rename: the readers of the old version are not waited for, nor wait. */
+START_TEST(test_deps_rename_over_open_file)
+{
+	state(ROOT, "db", DB, S_IFDIR | 0755);
+	state(DB, "t.glass", TABLE, S_IFREG | 0644);
+	dispatch_rec(1, FSTAP_OP_OPEN, TABLE, 10, NONE, O_RDONLY, "");
+	dispatch_rec(1, FSTAP_OP_READ, TABLE, 10, NONE, 0, "");
+	dispatch_rec(0, FSTAP_OP_CREATE, DB, 11, "t.new", TABLE_NEW, 0, NULL, O_WRONLY, "");
+	dispatch_rec(0, FSTAP_OP_WRITE, TABLE_NEW, 11, NONE, 0, "");
+	dispatch_rec(0, FSTAP_OP_RELEASE, TABLE_NEW, 11, NONE, 0, "");
+	/* the rename waits for the open of t.glass by its path, not for the read */
+	dispatch_rec(0, FSTAP_OP_RENAME, DB, 0, "t.new", 0, DB, "t.glass", 0, "1:1");
+	/* the reader reads on from the old version, not after the rename */
+	dispatch_rec(1, FSTAP_OP_READ, TABLE, 10, NONE, 0, "");
+	dispatch_rec(1, FSTAP_OP_RELEASE, TABLE, 10, NONE, 0, "");
+	/* an open of the path now reaches the new version: after the rename */
+	dispatch_rec(1, FSTAP_OP_OPEN, TABLE_NEW, 12, NONE, O_RDONLY, "0:3 0:4");
+	/* an unlink of the file waits for the rename of its directory's entry
+	 * and the open by its path, not for worker 2's read through a handle */
+	dispatch_rec(2, FSTAP_OP_READ, TABLE_NEW, 12, NONE, 0, "0:3 1:5");
+	dispatch_rec(3, FSTAP_OP_UNLINK, DB, 0, "t.glass", 0, 0, NULL, 0, "0:4 1:5");
 }
 END_TEST
 
@@ -136,6 +235,8 @@ static Suite *deps_suite(void)
 	tcase_add_test(tc, test_deps_own_worker);
 	tcase_add_test(tc, test_deps_many_readers);
 	tcase_add_test(tc, test_deps_handle_released);
+	tcase_add_test(tc, test_deps_open_read_close_overlap);
+	tcase_add_test(tc, test_deps_rename_over_open_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
