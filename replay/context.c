@@ -1,7 +1,8 @@
 /*
  * context.c: the per-worker execution context (struct rp_exec,
  * thread-local): the I/O buffers (reads, listings and xattr values; the
- * pseudo-random data writes send), and a per-thread working directory
+ * pseudo-random data writes send: shared, made before the run's clock
+ * starts, a buffer of its own for a longer write), and a per-thread working directory
  * (unshare(CLONE_FS)) so that the path-based xattr calls can be issued on
  * single names.
  */
@@ -36,6 +37,20 @@ int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random)
 	return 0;
 }
 
+int rp_write_data(struct rp_exec *x, size_t size, const uint8_t **data)
+{
+	int ret;
+
+	if (size <= RND_SIZE) {
+		*data = x->sh->rnd;
+		return 0;
+	}
+	if ((ret = rp_grow_buf(&x->rnd, &x->rndcap, size, true)))
+		return ret;
+	*data = x->rnd;
+	return 0;
+}
+
 int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out)
 {
 	struct rp_exec *x = calloc(1, sizeof(*x));
@@ -44,8 +59,7 @@ int rp_exec_new(struct rp_shared *sh, struct rp_stats *st, struct rp_exec **out)
 		return -ENOMEM;
 	x->sh = sh;
 	x->st = st;
-	if (rp_grow_buf(&x->buf, &x->bufcap, DENTS_BUF, false) ||
-	    rp_grow_buf(&x->rnd, &x->rndcap, RND_SIZE, true)) {
+	if (rp_grow_buf(&x->buf, &x->bufcap, DENTS_BUF, false)) {
 		rp_exec_free(x);
 		return -ENOMEM;
 	}

@@ -93,12 +93,13 @@ int64_t rp_exec_write(struct rp_exec *x, const struct rp_task *t)
 {
 	int64_t ret;
 	struct rp_handle *h = rp_io_handle(t->h, &ret);
+	const uint8_t *data;
 
 	if (!h)
 		return ret;
-	ret = rp_grow_buf(&x->rnd, &x->rndcap, t->rec.size, true);
+	ret = rp_write_data(x, t->rec.size, &data);
 	if (!ret)
-		ret = SYSVAL(pwrite(h->fd, x->rnd, t->rec.size, (off_t)t->rec.offset));
+		ret = SYSVAL(pwrite(h->fd, data, t->rec.size, (off_t)t->rec.offset));
 	rp_handle_put(h);
 	return ret;
 }

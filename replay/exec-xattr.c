@@ -33,9 +33,7 @@ int64_t rp_exec_setxattr(struct rp_exec *x, const struct rp_task *t)
 		return SYSRET(lsetxattr(x->name, x->name2, t->rec.value.ptr, t->rec.size,
 					(int)(t->rec.flags_arg & 3)));
 	/* left out by the recorder (or an older trace): pseudo-random bytes of its size */
-	if ((ret = rp_grow_buf(&x->rnd, &x->rndcap, t->rec.size, true)))
-		return ret;
-	return SYSRET(lsetxattr(x->name, x->name2, x->rnd, t->rec.size,
+	return SYSRET(lsetxattr(x->name, x->name2, x->sh->rnd, t->rec.size,
 				(int)(t->rec.flags_arg & 3)));
 }
 

@@ -99,6 +99,9 @@ struct rp_shared {
 	struct fstap_map order;	/* resource -> highest seq executed; protected by omu */
 	struct rp_foreign *foreign;	/* the root's entries before the replay, by hash */
 	size_t nforeign;
+	/* write data, RND_SIZE bytes: pseudo-random, page aligned, filled before
+	 * the run's clock starts and only read after (rp_write_data) */
+	uint8_t *rnd;
 };
 
 /*
@@ -123,7 +126,7 @@ struct rp_exec {
 	uint64_t cwd;		/* serial of the directory we fchdir'ed to (1: root), 0 none */
 	uint8_t *buf;		/* reads, getdents, xattr values; page aligned */
 	size_t bufcap;
-	uint8_t *rnd;		/* write data: pseudo-random, page aligned */
+	uint8_t *rnd;		/* write data beyond RND_SIZE, or NULL (rp_write_data) */
 	size_t rndcap;
 	char name[NAME_BUF], name2[NAME_BUF];
 	char pbuf[PATH_BUF];
@@ -169,6 +172,8 @@ void rp_exec_drop_dirs(struct rp_exec *x);
 /* ---- context.c ------------------------------------------------------------ */
 
 int rp_grow_buf(uint8_t **buf, size_t *cap, size_t need, bool random);
+/* Pseudo-random bytes to write, size of them, in *data; 0 or -errno. */
+int rp_write_data(struct rp_exec *x, size_t size, const uint8_t **data);
 
 /* ---- paths.c -------------------------------------------------------------- */
 

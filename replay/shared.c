@@ -17,7 +17,13 @@ int rp_shared_new(int root_fd, struct rp_shared **out)
 	if (!sh)
 		return -ENOMEM;
 	sh->root_fd = root_fd;
+	if (posix_memalign((void **)&sh->rnd, 4096, RND_SIZE)) {
+		free(sh);
+		return -ENOMEM;
+	}
+	fstap_fill_random((uint64_t *)sh->rnd, RND_SIZE / 8, &(uint64_t){ 0x9e3779b97f4a7c15ULL });
 	if ((ret = rp_foreign_snapshot(sh))) {
+		free(sh->rnd);
 		free(sh);
 		return ret;
 	}
@@ -58,6 +64,7 @@ void rp_shared_free(struct rp_shared *sh)
 	pthread_mutex_destroy(&sh->dmu);
 	fstap_map_release(&sh->order);
 	free(sh->foreign);
+	free(sh->rnd);
 	pthread_mutex_destroy(&sh->omu);
 	free(sh);
 }
