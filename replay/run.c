@@ -275,6 +275,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		return fstap_error(-ENOMEM, "cannot replay: out of memory");
 	}
 	r.res = res;
+	rp_gate_init(&r);
 	ret = run_setup(&r, rd, &window);
 	if (!ret && o->divlog_max)
 		ret = rp_divlog_new(o->divlog_max, &res->divlog);
@@ -302,6 +303,7 @@ int rp_run(const struct rp_options *o, struct rp_result **out)
 		if (r.w[i]->started)
 			pthread_join(r.w[i]->th, NULL);
 	res->elapsed_ns = fstap_now_ns() - r.t0;
+	rp_gate_release(&r);
 	rp_dispatcher_exec_end(&r);
 	umask(old_umask);
 	res->plan_peak = r.plan ? rp_plan_peak(r.plan) : 0;

@@ -205,6 +205,15 @@ struct run {
 	struct rp_plan *plan;	/* or NULL: each task goes to its worker's queue */
 	struct rp_stream onecpu;	/* with r->x: every worker's jobs, run by the dispatcher */
 	bool go;		/* the clock runs, the workers run */
+	/*
+	 * The workers' threads started before the clock (rp_run_go) set up
+	 * their execution contexts, say so (ready), then wait for the gate to
+	 * open, when the clock starts: a run does not count thread creation.
+	 */
+	pthread_mutex_t gate_mu;
+	pthread_cond_t gate_cv;
+	unsigned nstarted, nready;
+	atomic_bool gate_open;
 	bool merge;		/* the dispatcher runs every worker's stream, merged (worker.c) */
 	bool start_failed;	/* rp_run_go failed (and said why) */
 	atomic_bool failed;	/* rp_run_fail: the workers skip the rest */
@@ -354,6 +363,9 @@ int rp_queue_put(struct rp_worker *w, struct rp_task *t);
  * the jobs itself, r->merge). 0 or -errno (logged).
  */
 int rp_run_go(struct run *r, bool all);
+/* The gate of the workers' threads started before the clock (struct run). */
+void rp_gate_init(struct run *r);
+void rp_gate_release(struct run *r);
 /* With r->x and a plan: the dispatcher runs what the plan holds. 0 or -errno (said). */
 int rp_plan_run_all(struct run *r);
 /* The run failed: the workers skip what they hold, and no wait waits any longer. */

@@ -71,11 +71,14 @@ static inline void wait_done(struct rp_worker *w, uint64_t n)
 		wait_done_slow(w, n);
 }
 
+static void gate_open(struct run *r);
+
 void rp_run_fail(struct run *r)
 {
 	size_t i;
 
 	atomic_store(&r->failed, true);
+	gate_open(r);	/* threads started before the clock go on, to stop */
 	for (i = 0; i < r->nw; i++) {
 		pthread_mutex_lock(&r->w[i]->mu);
 		pthread_cond_broadcast(&r->w[i]->cv_done);
@@ -325,6 +328,41 @@ static bool merge_begin(struct run *r, bool all)
 	return r->merge = true;
 }
 
+/* Opens the gate: the threads waiting in gate_pass go on. */
+static void gate_open(struct run *r)
+{
+	pthread_mutex_lock(&r->gate_mu);
+	atomic_store(&r->gate_open, true);
+	pthread_cond_broadcast(&r->gate_cv);
+	pthread_mutex_unlock(&r->gate_mu);
+}
+
+/* A worker's thread, set up: says so, and waits for the run's clock to start. */
+static void gate_pass(struct run *r)
+{
+	if (atomic_load(&r->gate_open))
+		return;		/* started after the start */
+	pthread_mutex_lock(&r->gate_mu);
+	r->nready++;
+	pthread_cond_broadcast(&r->gate_cv);
+	while (!atomic_load(&r->gate_open))
+		pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	pthread_mutex_unlock(&r->gate_mu);
+}
+
+void rp_gate_init(struct run *r)
+{
+	pthread_mutex_init(&r->gate_mu, NULL);
+	pthread_cond_init(&r->gate_cv, NULL);
+}
+
+void rp_gate_release(struct run *r)
+{
+	gate_open(r);	/* (a failed start leaves none waiting) */
+	pthread_mutex_destroy(&r->gate_mu);
+	pthread_cond_destroy(&r->gate_cv);
+}
+
 int rp_run_go(struct run *r, bool all)
 {
 	int ret = 0;
@@ -335,17 +373,25 @@ int rp_run_go(struct run *r, bool all)
 	r->res->planned = r->onecpu.planned;
 	for (i = 0; i < r->nw; i++)
 		r->res->planned += r->w[i]->stream.planned;
-	r->res->plan_ns = fstap_now_ns() - r->begin;
-	if (r->o->at_start && (ret = r->o->at_start(r->o->at_start_arg))) {
-		r->start_failed = true;
-		return ret;
-	}
-	r->t0 = fstap_now_ns();
+	/* the workers' threads are made and set up before the clock starts */
 	for (i = 0; i < r->nw && !r->x; i++)
 		if (!r->w[i]->remote && !r->w[i]->started && worker_start(r->w[i])) {
 			r->start_failed = true;	/* (rp_run fails the run: the others stop) */
+			gate_open(r);
 			return fstap_error(-EAGAIN, "cannot start a replay worker");
 		}
+	pthread_mutex_lock(&r->gate_mu);
+	while (r->nready < r->nstarted)
+		pthread_cond_wait(&r->gate_cv, &r->gate_mu);
+	pthread_mutex_unlock(&r->gate_mu);
+	r->res->plan_ns = fstap_now_ns() - r->begin;
+	if (r->o->at_start && (ret = r->o->at_start(r->o->at_start_arg))) {
+		r->start_failed = true;
+		gate_open(r);
+		return ret;
+	}
+	r->t0 = fstap_now_ns();
+	gate_open(r);
 	return 0;
 }
 
@@ -457,7 +503,7 @@ static void *worker_main(void *arg)
 {
 	struct rp_worker *w = arg;
 	struct run *r = w->run;
-	struct worker_ctx c = { .prev_done = r->t0 };
+	struct worker_ctx c = { 0 };
 	struct rp_task *t, *list;
 
 	rp_pace_init(&c.pace, r->o->pace_pct);
@@ -466,6 +512,8 @@ static void *worker_main(void *arg)
 	if (c.pace.pct)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	w->err = rp_exec_new(r->sh, &w->stats, &c.x);
+	gate_pass(r);
+	c.prev_done = r->t0;
 	if (r->plan && !r->x) {
 		struct rp_task job = { 0 };	/* decoded from the stream, on this stack */
 		unsigned widx;
@@ -489,8 +537,15 @@ static void *worker_main(void *arg)
 
 static int worker_start(struct rp_worker *w)
 {
-	if (pthread_create(&w->th, NULL, worker_main, w))
+	struct run *r = w->run;
+
+	pthread_mutex_lock(&r->gate_mu);
+	if (pthread_create(&w->th, NULL, worker_main, w)) {
+		pthread_mutex_unlock(&r->gate_mu);
 		return -EAGAIN;
+	}
+	r->nstarted += !atomic_load(&r->gate_open);	/* (one started after waits for nothing) */
+	pthread_mutex_unlock(&r->gate_mu);
 	w->started = true;
 	return 0;
 }
