@@ -21,8 +21,10 @@
 #      same image again, mount, `fstap prepare T MNT/w`, sync and drop
 #      caches, `fstap replay --pace=PACE --json=... T MNT/w`; T_replay is the
 #      replay's elapsed_ns.
-# T_native is the program's own time in a native run (fresh mkfs, setup,
-# drop caches, run; no recorder), made before the recordings.
+# T_native is the program's own time natively (fresh mkfs, setup, drop
+# caches, run; no recorder): the median of --native-rounds runs, made
+# before the recordings (a single run of a workload this short moves by
+# 20-40% from run to run on a small machine).
 # It prints per workload, pace and round T_recorded, T_replay, the schedule
 # lag (p99, max) and the divergences, then a table per workload and pace:
 # the error against the pace's reference (orig: T_recorded, native:
@@ -38,6 +40,7 @@
 #
 # usage: bench/replay-timing.sh [options]   (from the build directory, as root)
 #   --rounds N        replays per workload (default 3)
+#   --native-rounds N native runs per workload (default 5): T_native is their median
 #   --record-rounds N recordings per workload (default 1): the first is
 #                     replayed, all give the spread of T_recorded (the
 #                     machine's own run-to-run variation, the noise floor)
@@ -54,7 +57,7 @@
 #
 # Needs root (losetup, mount, drop_caches), fuse3, e2fsprogs, python3.
 set -eu
-ROUNDS=3 REC_ROUNDS=1 WLS=news-spool,mixed,mdtest,samba-xattr,index-update PACES=orig,native,afap
+ROUNDS=3 REC_ROUNDS=1 NAT_ROUNDS=5 WLS=news-spool,mixed,mdtest,samba-xattr,index-update PACES=orig,native,afap
 IMG=/var/tmp/fstap-replay-timing.img IMG_SIZE=4G
 FSTAP=./fstap EXAMPLES=./examples OUT=/var/tmp/fstap-replay-timing
 declare -A WARGS=()
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift ;;
 	--record-rounds) REC_ROUNDS=$2; shift ;;
+	--native-rounds) NAT_ROUNDS=$2; shift ;;
 	--workloads) WLS=$2; shift ;;
 	--paces) PACES=$2; shift ;;
 	--args) WARGS[${2%%=*}]=${2#*=}; shift ;;
@@ -124,13 +128,17 @@ for wl in ${WLS//,/ }; do
 	[ "$wl" = mdtest ] && setup='' run=''
 	T=$OUT/$wl.trace
 	# the same run natively, for reference (the program's own time line)
-	fresh_fs
-	# shellcheck disable=SC2086
-	[ -n "$setup" ] && "$EXAMPLES/$wl" -d "$MNT/w" $args $setup >/dev/null
-	drop_caches
-	# shellcheck disable=SC2086
-	"$EXAMPLES/$wl" -d "$MNT/w" $args $run >"$OUT/$wl.native.out"
-	tnat=$(awk '$2 == "time" { print $3 }' "$OUT/$wl.native.out")
+	tnats=
+	for k in $(seq 1 "$NAT_ROUNDS"); do
+		fresh_fs
+		# shellcheck disable=SC2086
+		[ -n "$setup" ] && "$EXAMPLES/$wl" -d "$MNT/w" $args $setup >/dev/null
+		drop_caches
+		# shellcheck disable=SC2086
+		"$EXAMPLES/$wl" -d "$MNT/w" $args $run >"$OUT/$wl.native$k.out"
+		tnats=$tnats${tnats:+,}$(awk '$2 == "time" { print $3 }' "$OUT/$wl.native$k.out")
+	done
+	tnat=$(echo "$tnats" | tr , '\n' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 	# the recording (the first is replayed; more, with --record-rounds, for
 	# the spread of T_recorded itself)
 	trecs=
@@ -150,8 +158,8 @@ print("%.6f %d" % (j["duration_ns"] / 1e9, j["first_ns"]))' "$OUT/$wl.report$k.j
 		[ "$k" = 1 ] && { trec=$trk; first=$fk; }
 		trecs=$trecs${trecs:+,}$trk
 	done
-	echo "# $wl $args: recorded $trec s (first operation at $((first / 1000000)) ms; all recordings: $trecs s); natively: $tnat s"
-	echo "$wl	$tnat	$trecs" >>"$OUT/native.tsv"
+	echo "# $wl $args: recorded $trec s (first operation at $((first / 1000000)) ms; all recordings: $trecs s); natively: $tnat s (median of $tnats s)"
+	echo "$wl	$tnat	$trecs	$tnats" >>"$OUT/native.tsv"
 	for r in $(seq 1 "$ROUNDS"); do
 		for pace in ${PACES//,/ }; do
 			fresh_fs
@@ -184,8 +192,9 @@ nat = {l.split('\t')[0]: l.split('\t')[1:] for l in open(sys.argv[2]).read().spl
 target = {"orig": 5, "native": 25, "afap": None}
 print("| workload | pace | reference | reference, s | T_replay, s (median, min-max) "
       "| error, median (max) | target | met | service time, replay - recorded, share of T_recorded, median (min-max) "
-      "| lag p99, ms (max over rounds) | lag max, ms | divergences | T_recorded of every recording, s |")
-print("|---|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---|")
+      "| lag p99, ms (max over rounds) | lag max, ms | divergences | T_recorded of every recording, s "
+      "| T_native of every native run, s |")
+print("|---|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|---|---|")
 allerr = {p: [] for p in target}
 for wl in dict.fromkeys(r[0] for r in rows):
     for pace in target:
@@ -199,14 +208,15 @@ for wl in dict.fromkeys(r[0] for r in rows):
         err = [abs(t - ref) / ref * 100 for t in trep]
         svc = sorted(float(r[9]) / trec * 100 for r in rs)
         allerr[pace] += err
-        print("| %s | %s | %s | %.3f | %.3f (%.3f-%.3f) | %.1f%% (%.1f%%) | %s | %s | %s | %.2f | %.2f | %s | %s |" % (
+        print("| %s | %s | %s | %.3f | %.3f (%.3f-%.3f) | %.1f%% (%.1f%%) | %s | %s | %s | %.2f | %.2f | %s | %s | %s |" % (
             wl, pace, "T_recorded" if pace == "orig" else "T_native", ref,
             statistics.median(trep), trep[0], trep[-1], statistics.median(err), max(err),
             "%d%%" % target[pace] if target[pace] else "-",
             "-" if target[pace] is None else "yes" if max(err) <= target[pace] else "no",
             "%+.1f%% (%+.1f%% to %+.1f%%)" % (statistics.median(svc), svc[0], svc[-1]),
             max(float(r[6]) for r in rs) / 1e3, max(float(r[7]) for r in rs) / 1e3,
-            ",".join(r[8] for r in rs), ", ".join("%.3f" % float(x) for x in nat[wl][1].split(","))))
+            ",".join(r[8] for r in rs), ", ".join("%.3f" % float(x) for x in nat[wl][1].split(",")),
+            ", ".join("%.3f" % float(x) for x in nat[wl][2].split(","))))
 for pace, e in allerr.items():
     if e:
         print("all rounds, %s: error median %.1f%%, max %.1f%%%s" % (
