@@ -14,7 +14,9 @@
  * not make every other directory be opened again), and serves the tasks
  * of every generation since it was opened: a worker that runs behind
  * another that removed a directory finds its own directories still open.
- * Bounded: at most
+ * A task of a generation older than the table's (its worker behind another
+ * that removed or moved the very directory it uses) opens the directory
+ * and caches it for the tasks of its own generation. Bounded: at most
  * DIRCACHE_MAX descriptors in the table (least recently used goes), plus
  * the few an executor holds while it runs. An entry is reference counted:
  * an executor holds a reference on every directory it uses until it
@@ -162,7 +164,8 @@ static void dircache_advance(struct rp_shared *sh, uint32_t gen)
 	if (all || g != gen)
 		rp_dircache_clear(sh);
 	for (d = sh->lru_head; d; d = d->lnext)
-		d->gen = gen;
+		if (d->gen == sh->dgen)
+			d->gen = gen;	/* (an older generation's entry stays its own) */
 	sh->dgen = gen;
 }
 
@@ -223,17 +226,16 @@ int rp_dir_hold(struct rp_exec *x, const struct rp_task *t, const char *dpath)
 	*d = (struct rp_dir){ .hash = hash, .serial = ++sh->dserial, .since = t->ns_gen,
 			      .gen = t->ns_gen, .refs = 1, .fd = fd };
 	memcpy(d->path, dpath, len + 1);
-	if (t->ns_gen == sh->dgen) {
-		/* An older generation's task (other workers ran ahead) keeps its own. */
-		if (sh->ndirs >= DIRCACHE_MAX)
-			dir_uncache(sh, sh->lru_tail);
-		d->cached = true;
-		d->refs++;
-		d->hnext = sh->dbucket[hash % DIRCACHE_BUCKETS];
-		sh->dbucket[hash % DIRCACHE_BUCKETS] = d;
-		lru_push_head(&sh->lru_head, &sh->lru_tail, d);
-		sh->ndirs++;
-	}
+	/* (a task of a generation older than the table's caches it for its
+	 * generation only: since and gen are its, which advances leave) */
+	if (sh->ndirs >= DIRCACHE_MAX)
+		dir_uncache(sh, sh->lru_tail);
+	d->cached = true;
+	d->refs++;
+	d->hnext = sh->dbucket[hash % DIRCACHE_BUCKETS];
+	sh->dbucket[hash % DIRCACHE_BUCKETS] = d;
+	lru_push_head(&sh->lru_head, &sh->lru_tail, d);
+	sh->ndirs++;
 	pthread_mutex_unlock(&sh->dmu);
 held:
 	x->held[x->nheld++] = d;

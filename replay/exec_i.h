@@ -63,7 +63,8 @@ struct rp_dir {
 	struct rp_dir *lprev, *lnext;	/* LRU list (head: most recent), in the table */
 	uint64_t hash, serial;
 	/* it names the same directory in the generations since..gen (gen is
-	 * the table's): a task of an older generation, run late, uses it too */
+	 * the table's, or older for one opened by a task of an older
+	 * generation): a task of a generation in between uses it */
 	uint32_t since, gen;
 	bool cached;			/* in the table (which holds one reference) */
 	int refs;			/* protected by rp_shared.dmu */

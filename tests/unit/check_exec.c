@@ -161,6 +161,11 @@ START_TEST(test_exec_dircache_ns_change)
 	lookup_in("/d/a", 0);
 	ck_assert_uint_eq(rp_shared_dir_opens(sh), n + 1);
 	n++;
+	/* ...which serves its generation's next tasks, not generation 1's */
+	lookup_in("/d/a", 0);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n);
+	lookup_in("/d/a", 1);
+	ck_assert_uint_eq(rp_shared_dir_opens(sh), n);	/* generation 1's own, kept */
 	/* generation 2: a rename of "/e" over "/d" lists both */
 	rp_shared_ns_change(sh, 2, "/e");
 	rp_shared_ns_change(sh, 2, "/d");
