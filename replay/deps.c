@@ -203,9 +203,9 @@ static void add_res(struct rp_task *t, uint64_t key, bool change)
 
 /*
  * Whether c changes the object it acts on (obj: for an entry's operation,
- * the directory). An open (unless it truncates), a close, a sync and a
- * seek leave the file as it was: two threads that open, read and close
- * one file overlap.
+ * the directory). An open (unless it truncates), a close, a sync, a seek
+ * and a listing leave the object as it was: two threads that open, read
+ * and close one file overlap, as do two listings of one directory.
  */
 static bool changes_obj(const struct fstap_rec *c)
 {
@@ -219,6 +219,7 @@ static bool changes_obj(const struct fstap_rec *c)
 	case FSTAP_OP_STATFS:
 	case FSTAP_OP_LOOKUP:
 	case FSTAP_OP_OPENDIR:
+	case FSTAP_OP_READDIR:
 	case FSTAP_OP_RELEASE:
 	case FSTAP_OP_RELEASEDIR:
 	case FSTAP_OP_FLUSH:

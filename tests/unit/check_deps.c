@@ -9,7 +9,8 @@
  * real pathmap: threads that open, read and close one file wait for none
  * of each other's reads; a rename over a file waits for the opens of it
  * by its path, not for the reads of the threads that have it open, and
- * those read on; an open that truncates waits for the readers.
+ * those read on; an open that truncates waits for the readers; two
+ * listings of a directory overlap.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -198,6 +199,12 @@ START_TEST(test_deps_open_read_close_overlap)
 	dispatch_rec(1, FSTAP_OP_READ, TABLE, 12, NONE, 0, "");
 	/* an open that truncates changes the file: it waits for the readers */
 	dispatch_rec(3, FSTAP_OP_OPEN, TABLE, 13, NONE, O_WRONLY | O_TRUNC, "1:1 2:3 1:5");
+	/* two listings of one directory overlap; a create in it waits for both */
+	dispatch_rec(4, FSTAP_OP_OPENDIR, DB, 20, NONE, 0, "");
+	dispatch_rec(5, FSTAP_OP_OPENDIR, DB, 21, NONE, 0, "4:1");	/* the first reader stands as writer */
+	dispatch_rec(4, FSTAP_OP_READDIR, DB, 20, NONE, 0, "");
+	dispatch_rec(5, FSTAP_OP_READDIR, DB, 21, NONE, 0, "");
+	dispatch_rec(0, FSTAP_OP_CREATE, DB, 22, "new", TABLE_NEW, 0, NULL, O_WRONLY, "4:1 5:2 4:2");
 }
 END_TEST
 
