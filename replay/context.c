@@ -2,9 +2,9 @@
  * context.c: the per-worker execution context (struct rp_exec,
  * thread-local): the I/O buffers (reads, listings and xattr values; the
  * pseudo-random data writes send: shared, made before the run's clock
- * starts, a buffer of its own for a longer write), and a per-thread working directory
- * (unshare(CLONE_FS)) so that the path-based xattr calls can be issued on
- * single names.
+ * starts, a buffer of its own for a longer write), and a per-thread
+ * working directory (unshare(CLONE_FS)) so that the path-based xattr calls
+ * can be issued on single names.
  */
 #include <errno.h>
 #include <sched.h>

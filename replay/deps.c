@@ -291,7 +291,7 @@ void rp_resources(struct run *r, struct rp_task *t)
 	if (dirent) {
 		uint64_t child = c->child ? c->child : fstap_pathmap_lookup(r->pm, c->obj, c->name);
 
-		if (fstap_op_info(c->op)->props & FSTAP_OPP_MUTATES)
+		if (oi->props & FSTAP_OPP_MUTATES)
 			changes_names_of(r, t, child);
 		else
 			add_res(t, RES_OBJ(child), false);

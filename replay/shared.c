@@ -17,11 +17,10 @@ int rp_shared_new(int root_fd, struct rp_shared **out)
 	if (!sh)
 		return -ENOMEM;
 	sh->root_fd = root_fd;
-	if (posix_memalign((void **)&sh->rnd, 4096, RND_SIZE)) {
+	if (rp_grow_buf(&sh->rnd, &(size_t){ 0 }, RND_SIZE, true)) {
 		free(sh);
 		return -ENOMEM;
 	}
-	fstap_fill_random((uint64_t *)sh->rnd, RND_SIZE / 8, &(uint64_t){ 0x9e3779b97f4a7c15ULL });
 	if ((ret = rp_foreign_snapshot(sh))) {
 		free(sh->rnd);
 		free(sh);
